@@ -1,0 +1,383 @@
+"""The command line: `memls [--data-dir DIR] <verb> ... [--json]`.
+
+A front like the others: it builds params Structs, calls the engine, prints the result.
+Errors are one line on stderr: exit 2 for bad input, 1 for anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from memls import __version__, protocol
+from memls.engine import Engine
+from memls.errors import InvalidInput, MemlsError
+
+app = typer.Typer(
+    name="memls",
+    help="Local-first project memory for coding agents.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+review_app = typer.Typer(help="The review queue: list, approve, reject, restore.",
+                         no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(review_app, name="review")
+
+# Wire field -> how the CLI spells it, for error messages.
+FLAGS = {
+    "project": "--project", "validFrom": "--valid-from", "validUntil": "--valid-until",
+    "validAt": "--valid-at", "asOf": "--as-of", "k": "--k", "type": "--type",
+    "types": "--type", "reason": "--reason", "by": "--by", "note": "--note",
+    "sourceUri": "--source", "derivedFrom": "--derived-from", "query": "--query",
+    "limit": "--limit", "state": "--state", "status": "--status", "trust": "--trust",
+    "text": "TEXT", "id": "ID", "old": "OLD", "signal": "SIGNAL", "file": "FILE",
+}
+
+ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
+JsonOpt = typer.Option(False, "--json", help="Print one JSON document on stdout.")
+
+
+class State:
+    data_dir: Optional[Path] = None
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"memls {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    data_dir: Optional[Path] = typer.Option(
+        None, "--data-dir", help="Data directory (default: $MEMLS_DATA_DIR, else the user's "
+        "data directory)."
+    ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    State.data_dir = data_dir
+
+
+def _call(method: str, kind: type, data: dict[str, Any]) -> Any:
+    """Validate params before touching the store, then run one engine method."""
+    params = protocol.parse(kind, {k: v for k, v in data.items() if v is not None})
+    if getattr(params, "project", "") is None:
+        raise InvalidInput("a project is required (there is no default project)",
+                           field="project")
+    with Engine.open(State.data_dir, front="cli") as engine:
+        return getattr(engine, method)(params)
+
+
+def _emit(result: Any, as_json: bool, human: str) -> None:
+    if as_json:
+        sys.stdout.write(protocol.encode_json(result).decode() + "\n")
+    else:
+        print(human)
+
+
+def _line(m: protocol.Memory, score: float | None = None) -> str:
+    head = f"{m.id}  {m.type:<10} {m.trust:<9} {m.status:<10}"
+    if score is not None:
+        head += f" {score:7.3f}"
+    text = m.content.replace("\n", " ")
+    return f"{head}  {text[:100] + ('…' if len(text) > 100 else '')}"
+
+
+def _describe(m: protocol.Memory) -> str:
+    data = protocol.to_wire(m)
+    return "\n".join(f"{k:<15} {v}" for k, v in data.items() if v not in (None, []))
+
+
+# ---------------------------------------------------------------- verbs
+
+
+@app.command()
+def store(
+    text: str = typer.Argument(..., help="The memory's text."),
+    project: Optional[str] = ProjectOpt,
+    type: str = typer.Option("note", "--type", "-t",
+                             help=f"One of: {', '.join(protocol.MEMORY_TYPES)}."),
+    valid_from: Optional[str] = typer.Option(None, "--valid-from", help="ISO 8601; default now."),
+    valid_until: Optional[str] = typer.Option(None, "--valid-until", help="ISO 8601."),
+    source: Optional[str] = typer.Option(None, "--source", help="Source URI."),
+    force: bool = typer.Option(False, "--force", help="Store content that was forgotten."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Store a memory (a duplicate returns the existing id)."""
+    r: protocol.StoreResult = _call("store", protocol.StoreParams, {
+        "text": text, "project": project, "type": type, "validFrom": valid_from,
+        "validUntil": valid_until, "sourceUri": source, "force": force,
+    })
+    if r.duplicate:
+        human = f"duplicate: {r.id} already holds this content in {r.project!r}"
+    else:
+        human = f"stored {r.id} in {r.project!r}"
+        if r.tombstone_cleared:
+            human += " (its tombstone was cleared)"
+    _emit(r, as_json, human)
+
+
+@app.command()
+def get(
+    id: str = typer.Argument(..., help="Memory id."),
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Show one memory."""
+    m = _call("get", protocol.GetParams, {"id": id, "project": project})
+    _emit(m, as_json, _describe(m))
+
+
+@app.command("list")
+def list_(
+    project: Optional[str] = ProjectOpt,
+    status: Optional[str] = typer.Option(None, "--status"),
+    trust: Optional[str] = typer.Option(None, "--trust"),
+    type: Optional[str] = typer.Option(None, "--type", "-t"),
+    limit: int = typer.Option(100, "--limit"),
+    include_user: bool = typer.Option(False, "--include-user",
+                                      help="Also list the user-wide scope (@user)."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """List the project's memories, newest first."""
+    r = _call("list", protocol.ListParams, {
+        "project": project, "status": status, "trust": trust, "type": type, "limit": limit,
+        "includeUser": include_user,
+    })
+    _emit(r, as_json, "\n".join(_line(m) for m in r.memories) or "(no memories)")
+
+
+@app.command()
+def query(
+    text: str = typer.Argument(..., help="What to look for."),
+    project: Optional[str] = ProjectOpt,
+    k: int = typer.Option(10, "--k", "-k", help="How many results."),
+    valid_at: Optional[str] = typer.Option(None, "--valid-at",
+                                           help="Memories valid at this time (ISO 8601)."),
+    as_of: Optional[str] = typer.Option(None, "--as-of",
+                                        help="What the store had recorded at this time."),
+    type: Optional[list[str]] = typer.Option(None, "--type", "-t", help="Only these types."),
+    include_user: bool = typer.Option(False, "--include-user",
+                                      help="Also search the user-wide scope (@user)."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Search the project's memories."""
+    r = _call("query", protocol.QueryParams, {
+        "query": text, "project": project, "k": k, "validAt": valid_at, "asOf": as_of,
+        "types": type or None, "includeUser": include_user,
+    })
+    _emit(r, as_json, "\n".join(_line(h, h.score) for h in r.results) or "(no results)")
+
+
+@app.command()
+def supersede(
+    old: str = typer.Argument(..., help="The memory that is replaced."),
+    by: str = typer.Option(..., "--by", help="The memory that replaces it."),
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Mark OLD as superseded by NEW: its validity ends where NEW's begins."""
+    r = _call("supersede", protocol.SupersedeParams, {"old": old, "by": by, "project": project})
+    _emit(r, as_json, f"{r.old.id} superseded by {r.new.id}; valid until {r.old.valid_until}")
+
+
+@app.command()
+def feedback(
+    id: str = typer.Argument(..., help="Memory id."),
+    signal: str = typer.Argument(..., help="helpful, unhelpful or outdated."),
+    project: Optional[str] = ProjectOpt,
+    query: Optional[str] = typer.Option(None, "--query", help="The query that surfaced it."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Record feedback on a memory (+1 / -1 / -2; flagged for review at -3)."""
+    r = _call("feedback", protocol.FeedbackParams, {
+        "id": id, "signal": signal, "project": project, "query": query,
+    })
+    human = f"{r.id}: score {r.score}, trust {r.trust}"
+    if r.transition:
+        human += f" (was {r.transition.from_trust})"
+    _emit(r, as_json, human)
+
+
+def _review(action: str, id: Optional[str], project: Optional[str], note: Optional[str],
+            state: Optional[str], as_json: bool) -> None:
+    r = _call("review", protocol.ReviewParams, {
+        "action": action, "id": id, "project": project, "note": note, "state": state,
+    })
+    if action == "list":
+        human = "\n".join(_line(m) for m in r.memories) or f"(no {state or 'flagged'} memories)"
+    else:
+        t = r.transition
+        human = f"{t.memory_id}: {t.from_trust} -> {t.to_trust}"
+    _emit(r, as_json, human)
+
+
+@review_app.command("list")
+def review_list(
+    project: Optional[str] = ProjectOpt,
+    state: str = typer.Option("flagged", "--state", help="Trust state to list."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """List memories waiting for review (flagged by default)."""
+    _review("list", None, project, None, state, as_json)
+
+
+def _review_verb(action: str, doc: str) -> None:
+    def command(
+        id: str = typer.Argument(..., help="Memory id."),
+        project: Optional[str] = ProjectOpt,
+        note: Optional[str] = typer.Option(None, "--note", help="Why."),
+        as_json: bool = JsonOpt,
+    ) -> None:
+        _review(action, id, project, note, None, as_json)
+
+    command.__doc__ = doc
+    review_app.command(action)(command)
+
+
+_review_verb("approve", "Verify a memory: visible again, trust verified.")
+_review_verb("reject", "Reject a memory: hidden for good, but kept.")
+_review_verb("restore", "Return a memory to candidate trust.")
+
+
+@app.command()
+def forget(
+    id: str = typer.Argument(..., help="Memory id."),
+    reason: str = typer.Option(..., "--reason",
+                               help=f"One of: {', '.join(protocol.FORGET_REASONS)}."),
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Remove a memory, log why, and keep a tombstone of its content."""
+    r = _call("forget", protocol.ForgetParams, {"id": id, "reason": reason, "project": project})
+    _emit(r, as_json, f"forgot {r.id} ({r.reason})")
+
+
+@app.command()
+def forgotten(
+    project: Optional[str] = ProjectOpt,
+    reason: Optional[str] = typer.Option(None, "--reason", help="Only this reason."),
+    limit: int = typer.Option(100, "--limit"),
+    as_json: bool = JsonOpt,
+) -> None:
+    """The forgetting log."""
+    r = _call("forgotten", protocol.ForgottenParams,
+              {"project": project, "reason": reason, "limit": limit})
+    lines = [f"{e.at}  {e.memory_id}  {e.reason:<16} {e.preview}" for e in r.entries]
+    _emit(r, as_json, "\n".join(lines) or "(nothing forgotten)")
+
+
+@app.command()
+def stats(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+    """Counts for the project."""
+    r = _call("stats", protocol.StatsParams, {"project": project})
+    data = protocol.to_wire(r)
+    _emit(r, as_json, "\n".join(f"{k:<16} {v}" for k, v in data.items()))
+
+
+@app.command()
+def audit(
+    project: Optional[str] = ProjectOpt,
+    id: Optional[str] = typer.Option(None, "--id", help="Only this memory."),
+    limit: int = typer.Option(100, "--limit"),
+    as_json: bool = JsonOpt,
+) -> None:
+    """The append-only audit log, newest first."""
+    r = _call("audit", protocol.AuditParams, {"project": project, "id": id, "limit": limit})
+    lines = [
+        f"{e.at}  {e.op:<18} {e.memory_id or '-':<18} {e.front:<5} "
+        f"{json.dumps(e.detail) if e.detail else ''}"
+        for e in r.entries
+    ]
+    _emit(r, as_json, "\n".join(lines) or "(no entries)")
+
+
+@app.command()
+def maintain(
+    project: Optional[str] = ProjectOpt,
+    failed: bool = typer.Option(False, "--failed", help="Only list failed operations."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Run maintenance (expiry); failures go to a dead-letter queue and are retried."""
+    if failed:
+        r = _call("dead_letters", protocol.MaintainParams, {"project": project})
+    else:
+        r = _call("maintain", protocol.MaintainParams, {"project": project})
+    lines = [] if failed else [f"expired {len(r.expired)}, retried {r.retried}"]
+    lines += [f"failed {d.operation} {d.memory_id} x{d.attempts}: {d.error}" for d in r.failed]
+    _emit(r, as_json, "\n".join(lines) or "(no failed operations)")
+
+
+@app.command()
+def export(
+    project: Optional[str] = ProjectOpt,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="File (default stdout)."),
+) -> None:
+    """Export the project's memories, logs and state as JSON Lines."""
+    if project is None:
+        raise InvalidInput("a project is required (there is no default project)",
+                           field="project")
+    with Engine.open(State.data_dir, front="cli") as engine:
+        lines = [json.dumps(item, ensure_ascii=False, sort_keys=True)
+                 for item in engine.export(project)]
+    text = "\n".join(lines) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+@app.command("import")
+def import_(
+    file: str = typer.Argument(..., help="An export file (- for stdin)."),
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Import an export of the same project, all or nothing."""
+    if project is None:
+        raise InvalidInput("a project is required (there is no default project)",
+                           field="project")
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {file}: {exc.strerror}", field="file") from None
+    with Engine.open(State.data_dir, front="cli") as engine:
+        counts = engine.import_(project, text.splitlines())
+    if as_json:
+        print(json.dumps({"project": project, "imported": counts}))
+    else:
+        print("imported " + ", ".join(f"{n} {t}" for t, n in counts.items() if n))
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def main(argv: list[str] | None = None) -> int:
+    command = typer.main.get_command(app)
+    try:
+        command.main(args=argv, prog_name="memls", standalone_mode=False)
+    except MemlsError as exc:
+        where = FLAGS.get(exc.field or "", exc.field)
+        print(f"memls: error: {where + ': ' if where else ''}{exc.message}", file=sys.stderr)
+        return 2 if isinstance(exc, InvalidInput) else 1
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        print("memls: aborted", file=sys.stderr)
+        return 1
+    except typer.TyperException as exc:  # usage errors (typer's own click)
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        print(f"memls: error: {message}", file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""Where the data lives and what the user configured there."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+from memls.errors import InvalidInput, StoreError
+
+ENV_DATA_DIR = "MEMLS_DATA_DIR"
+CONFIG_NAME = "config.toml"
+
+
+def data_dir(explicit: str | os.PathLike | None = None) -> Path:
+    """--data-dir, else $MEMLS_DATA_DIR, else the user's data directory for memls."""
+    chosen = explicit or os.environ.get(ENV_DATA_DIR) or platformdirs.user_data_dir("memls")
+    return Path(chosen).expanduser().resolve()
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create the directory owner-only (0700); tighten an existing one we own."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o700)
+    except PermissionError as exc:
+        raise StoreError(f"cannot restrict permissions of {path}: {exc}") from None
+    return path
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Settings read from <data dir>/config.toml; every key is optional.
+
+    [ttl_days]          per memory type, days after valid_from before `maintain` expires it
+    note = 90
+    """
+
+    ttl_days: dict[str, float] = field(default_factory=dict)
+
+
+def load_settings(directory: Path) -> Settings:
+    path = directory / CONFIG_NAME
+    if not path.exists():
+        return Settings()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise StoreError(f"{path}: {exc}") from None
+    ttl = raw.get("ttl_days", {})
+    if not isinstance(ttl, dict) or not all(
+        isinstance(v, (int, float)) and v > 0 for v in ttl.values()
+    ):
+        raise InvalidInput(f"{path}: [ttl_days] maps memory types to positive days", field="ttl_days")
+    return Settings(ttl_days={str(k): float(v) for k, v in ttl.items()})

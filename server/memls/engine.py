@@ -1,0 +1,505 @@
+"""The one service API: every front (CLI, LSP, MCP) calls this and nothing below it.
+
+The engine validates scope and input, owns transactions, and writes the audit log. Each method
+takes a params Struct from `memls.protocol` and returns a result Struct.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from memls import lifecycle, protocol, textnorm, timeutil
+from memls.config import Settings, data_dir, ensure_private_dir, load_settings
+from memls.errors import InvalidInput, NotFound, Refused
+from memls.ownership import OwnerLock
+from memls.scope import USER_PROJECT, Visibility, project_key
+from memls.store import records
+from memls.store.db import DB_NAME, Database
+
+MAX_TEXT = 64 * 1024
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+Clock = Callable[[], str]
+
+
+class Engine:
+    """Owns one data directory: its SQLite record (and, later, index and models)."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        directory: Path,
+        settings: Settings | None = None,
+        front: str = "api",
+        clock: Clock = timeutil.now,
+        lock: OwnerLock | None = None,
+    ) -> None:
+        self.db = db
+        self.directory = directory
+        self.settings = settings or Settings()
+        self.front = front
+        self.clock = clock
+        self._lock = lock
+
+    # ------------------------------------------------------------ life cycle
+
+    @classmethod
+    def open(
+        cls,
+        directory: str | Path | None = None,
+        *,
+        front: str = "api",
+        clock: Clock = timeutil.now,
+        wait_seconds: float = 10.0,
+    ) -> Engine:
+        """Take ownership of the data directory (creating it owner-only) and open the store."""
+        path = ensure_private_dir(data_dir(directory))
+        lock = OwnerLock(path)
+        lock.acquire(wait_seconds)
+        try:
+            settings = load_settings(path)
+            db = Database(path / DB_NAME)
+        except BaseException:
+            lock.release()
+            raise
+        return cls(db, directory=path, settings=settings, front=front, clock=clock, lock=lock)
+
+    def close(self) -> None:
+        self.db.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ helpers
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self.db.transaction() as conn:
+            yield conn
+
+    def _audit(
+        self,
+        conn: sqlite3.Connection,
+        project: str,
+        op: str,
+        memory_id: str | None,
+        at: str,
+        **detail: Any,
+    ) -> None:
+        conn.execute(
+            "INSERT INTO audit (at, project, memory_id, op, front, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            (at, project, memory_id, op, self.front, json.dumps(detail) if detail else None),
+        )
+
+    def _require(self, conn: sqlite3.Connection, project: str, memory_id: str, field: str = "id"):
+        if not isinstance(memory_id, str) or not memory_id.strip():
+            raise InvalidInput("a memory id is required", field=field)
+        row = records.fetch(conn, project, memory_id.strip())
+        if row is None:
+            gone = conn.execute(
+                "SELECT reason, at FROM forgetting_log WHERE memory_id = ? AND project = ? "
+                "ORDER BY seq DESC LIMIT 1",
+                (memory_id.strip(), project),
+            ).fetchone()
+            extra = f" (forgotten {gone['at']}, reason {gone['reason']})" if gone else ""
+            raise NotFound(
+                f"no memory {memory_id.strip()} in project {project!r}{extra}", field=field
+            )
+        return row
+
+    def _memory(self, conn: sqlite3.Connection, project: str, memory_id: str) -> protocol.Memory:
+        return records.to_memories(conn, [self._require(conn, project, memory_id)])[0]
+
+    @staticmethod
+    def _text(value: str | None, field: str, *, required: bool = True) -> str | None:
+        if value is None or not value.strip():
+            if required:
+                raise InvalidInput("must not be empty", field=field)
+            return None
+        if len(value) > MAX_TEXT:
+            raise InvalidInput(f"longer than {MAX_TEXT} characters", field=field)
+        return value
+
+    # ------------------------------------------------------------ store
+
+    def store(self, params: protocol.StoreParams) -> protocol.StoreResult:
+        project = project_key(params.project)
+        text = self._text(params.text, "text")
+        assert text is not None
+        now = self.clock()
+        valid_from = (
+            timeutil.parse_ts(params.valid_from, field="validFrom") if params.valid_from else now
+        )
+        valid_until = (
+            timeutil.parse_ts(params.valid_until, field="validUntil") if params.valid_until else None
+        )
+        if valid_until is not None and valid_until < valid_from:
+            raise InvalidInput("must not be before validFrom", field="validUntil")
+        canonical = textnorm.canonical_hash(text)
+        with self._write() as conn:
+            if params.derived_from:
+                self._require(conn, project, params.derived_from, "derivedFrom")
+            cleared = False
+            tomb = conn.execute(
+                "SELECT memory_id, reason, at FROM tombstones WHERE project = ? "
+                "AND canonical_hash = ?",
+                (project, canonical),
+            ).fetchone()
+            if tomb is not None:
+                if not params.force:
+                    raise Refused(
+                        f"this content was forgotten on {tomb['at']} (reason {tomb['reason']}, "
+                        f"memory {tomb['memory_id']}); store it with force to keep it again",
+                        field="text",
+                    )
+                conn.execute(
+                    "DELETE FROM tombstones WHERE project = ? AND canonical_hash = ?",
+                    (project, canonical),
+                )
+                self._audit(
+                    conn, project, "tombstone_cleared", tomb["memory_id"], now,
+                    reason=tomb["reason"],
+                )
+                cleared = True
+            existing = conn.execute(
+                f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ? "
+                "AND m.canonical_hash = ? AND m.status = 'active'",
+                (project, canonical),
+            ).fetchone()
+            if existing is not None:
+                memory = records.to_memories(conn, [existing])[0]
+                return protocol.StoreResult(
+                    id=memory.id, project=project, created=False, duplicate=True, memory=memory,
+                    tombstone_cleared=cleared,
+                )
+            memory_id = "m_" + secrets.token_hex(8)
+            conn.execute(
+                "INSERT INTO memories (id, project, content, type, valid_from, valid_until, "
+                "recorded_at, content_hash, canonical_hash, source_uri, source_range, "
+                "derived_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    memory_id, project, text, params.type, valid_from, valid_until, now,
+                    textnorm.content_hash(text), canonical, params.source_uri,
+                    params.source_range, params.derived_from,
+                ),
+            )
+            if params.derived_from:
+                conn.execute(
+                    "INSERT INTO edges (src, dst, kind, project, created_at) "
+                    "VALUES (?, ?, 'derived_from', ?, ?)",
+                    (memory_id, params.derived_from, project, now),
+                )
+            self._audit(conn, project, "store", memory_id, now, type=params.type,
+                        canonicalHash=canonical)
+            memory = self._memory(conn, project, memory_id)
+        return protocol.StoreResult(
+            id=memory_id, project=project, created=True, duplicate=False, memory=memory,
+            tombstone_cleared=cleared,
+        )
+
+    # ------------------------------------------------------------ reads
+
+    def get(self, params: protocol.GetParams) -> protocol.Memory:
+        project = project_key(params.project)
+        with self.db.transaction(write=False) as conn:
+            return self._memory(conn, project, params.id)
+
+    def list(self, params: protocol.ListParams) -> protocol.ListResult:
+        project = project_key(params.project)
+        projects = [project, USER_PROJECT] if params.include_user else [project]
+        clauses = [f"m.project IN ({', '.join('?' for _ in projects)})"]
+        args: list[object] = list(projects)
+        for column in ("status", "trust", "type"):
+            value = getattr(params, column)
+            if value is not None:
+                clauses.append(f"m.{column} = ?")
+                args.append(value)
+        args.append(params.limit)
+        with self.db.transaction(write=False) as conn:
+            rows = conn.execute(
+                f"SELECT {records.COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
+                "ORDER BY m.recorded_at DESC, m.seq DESC LIMIT ?",
+                args,
+            ).fetchall()
+            return protocol.ListResult(project=project, memories=records.to_memories(conn, rows))
+
+    def visibility(
+        self, project: str, *, valid_at: str | None, as_of: str | None, include_user: bool
+    ) -> Visibility:
+        projects = (project, USER_PROJECT) if include_user else (project,)
+        return Visibility(
+            projects=projects,
+            now=self.clock(),
+            valid_at=timeutil.parse_ts(valid_at, field="validAt") if valid_at else None,
+            as_of=timeutil.parse_ts(as_of, field="asOf") if as_of else None,
+        )
+
+    def query(self, params: protocol.QueryParams) -> protocol.QueryResult:
+        project = project_key(params.project)
+        text = self._text(params.query, "query")
+        assert text is not None
+        seen = self.visibility(
+            project, valid_at=params.valid_at, as_of=params.as_of,
+            include_user=params.include_user,
+        )
+        words = _WORD.findall(text)
+        if not words:
+            return protocol.QueryResult(project=project, results=[])
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
+        where, args = seen.where("m")
+        if params.types:
+            where += f" AND m.type IN ({', '.join('?' for _ in params.types)})"
+            args += list(params.types)
+        with self.db.transaction(write=False) as conn:
+            rows = conn.execute(
+                f"SELECT {records.COLUMNS}, bm25(memories_fts) AS rank FROM memories_fts "
+                f"JOIN memories m ON m.seq = memories_fts.rowid "
+                f"WHERE memories_fts MATCH ? AND {where} ORDER BY rank, m.seq LIMIT ?",
+                [match, *args, params.k],
+            ).fetchall()
+            hits = records.to_hits(conn, rows, [round(-row["rank"], 6) for row in rows])
+        return protocol.QueryResult(project=project, results=hits)
+
+    # ------------------------------------------------------------ supersede
+
+    def supersede(self, params: protocol.SupersedeParams) -> protocol.SupersedeResult:
+        project = project_key(params.project)
+        now = self.clock()
+        with self._write() as conn:
+            old = self._require(conn, project, params.old, "old")
+            new = self._require(conn, project, params.by, "by")
+            if old["id"] == new["id"]:
+                raise InvalidInput("a memory cannot supersede itself", field="by")
+            if old["status"] != "active":
+                raise Refused(f"memory {old['id']} is already superseded", field="old")
+            if new["status"] != "active":
+                raise Refused(f"memory {new['id']} is itself superseded", field="by")
+            if new["valid_from"] < old["valid_from"]:
+                raise Refused(
+                    f"memory {new['id']} became valid ({new['valid_from']}) before memory "
+                    f"{old['id']} ({old['valid_from']}); it cannot supersede it",
+                    field="by",
+                )
+            until = new["valid_from"]
+            if old["valid_until"] is not None and old["valid_until"] < until:
+                until = old["valid_until"]
+            conn.execute(
+                "UPDATE memories SET status = 'superseded', valid_until = ?, invalidated_at = ? "
+                "WHERE id = ? AND project = ? AND status = 'active'",
+                (until, now, old["id"], project),
+            )
+            conn.execute(
+                "INSERT INTO edges (src, dst, kind, project, created_at) "
+                "VALUES (?, ?, 'supersedes', ?, ?)",
+                (new["id"], old["id"], project, now),
+            )
+            self._audit(conn, project, "supersede", old["id"], now, by=new["id"], validUntil=until)
+            old_m, new_m = records.to_memories(conn, [
+                records.fetch(conn, project, old["id"]), records.fetch(conn, project, new["id"])
+            ])
+        return protocol.SupersedeResult(project=project, old=old_m, new=new_m)
+
+    # ------------------------------------------------------------ feedback and review
+
+    def _transition(
+        self, conn: sqlite3.Connection, project: str, memory_id: str, old: str, new: str,
+        cause: str, note: str | None, at: str,
+    ) -> protocol.TrustTransition:
+        conn.execute("UPDATE memories SET trust = ? WHERE id = ? AND project = ?",
+                     (new, memory_id, project))
+        conn.execute(
+            "INSERT INTO trust_transitions (memory_id, project, from_trust, to_trust, cause, "
+            "note, at, front) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory_id, project, old, new, cause, note, at, self.front),
+        )
+        self._audit(conn, project, "trust", memory_id, at, fromTrust=old, toTrust=new,
+                    cause=cause)
+        return protocol.TrustTransition(
+            memory_id=memory_id, from_trust=old, to_trust=new, cause=cause, note=note, at=at
+        )
+
+    def feedback(self, params: protocol.FeedbackParams) -> protocol.FeedbackResult:
+        project = project_key(params.project)
+        query = self._text(params.query, "query", required=False)
+        now = self.clock()
+        with self._write() as conn:
+            row = self._require(conn, project, params.id)
+            delta = lifecycle.SIGNAL_DELTA[params.signal]
+            score = row["feedback_score"] + delta
+            conn.execute("UPDATE memories SET feedback_score = ? WHERE id = ?", (score, row["id"]))
+            conn.execute(
+                "INSERT INTO feedback (memory_id, project, signal, delta, score_after, query, at, "
+                "front) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (row["id"], project, params.signal, delta, score, query, now, self.front),
+            )
+            self._audit(conn, project, "feedback", row["id"], now, signal=params.signal,
+                        score=score)
+            target = lifecycle.feedback_transition(row["trust"], row["feedback_score"], score)
+            transition = None
+            if target is not None:
+                transition = self._transition(
+                    conn, project, row["id"], row["trust"], target, "feedback", None, now
+                )
+        return protocol.FeedbackResult(
+            project=project, id=row["id"], signal=params.signal, score=score,
+            trust=target or row["trust"], transition=transition,
+        )
+
+    def review(self, params: protocol.ReviewParams) -> protocol.ReviewResult:
+        project = project_key(params.project)
+        if params.action == "list":
+            listed = self.list(protocol.ListParams(project=project, trust=params.state,
+                                                   limit=1000))
+            return protocol.ReviewResult(project=project, action="list",
+                                         memories=listed.memories)
+        note = self._text(params.note, "note", required=False)
+        now = self.clock()
+        with self._write() as conn:
+            if params.id is None:
+                raise InvalidInput(f"review {params.action} needs a memory id", field="id")
+            row = self._require(conn, project, params.id)
+            target = lifecycle.review_target(params.action, row["trust"], row["id"])
+            transition = self._transition(
+                conn, project, row["id"], row["trust"], target, params.action, note, now
+            )
+            memory = self._memory(conn, project, row["id"])
+        return protocol.ReviewResult(
+            project=project, action=params.action, memories=[memory], transition=transition
+        )
+
+    # ------------------------------------------------------------ forgetting
+
+    def forget(self, params: protocol.ForgetParams) -> protocol.ForgetResult:
+        project = project_key(params.project)
+        now = self.clock()
+        with self._write() as conn:
+            row = self._require(conn, project, params.id)
+            self._forget_row(conn, row, params.reason, now)
+        return protocol.ForgetResult(project=project, id=row["id"], reason=params.reason, at=now)
+
+    def _forget_row(self, conn: sqlite3.Connection, row: sqlite3.Row, reason: str, at: str) -> None:
+        project = row["project"]
+        conn.execute(
+            "INSERT INTO forgetting_log (memory_id, project, reason, preview, type, at, front) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row["id"], project, reason, textnorm.preview(row["content"]), row["type"], at,
+             self.front),
+        )
+        conn.execute(
+            "INSERT INTO tombstones (project, canonical_hash, memory_id, reason, at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (project, canonical_hash) DO UPDATE SET "
+            "memory_id = excluded.memory_id, reason = excluded.reason, at = excluded.at",
+            (project, row["canonical_hash"], row["id"], reason, at),
+        )
+        conn.execute("DELETE FROM memories WHERE id = ? AND project = ?", (row["id"], project))
+        self._audit(conn, project, "forget", row["id"], at, reason=reason)
+
+    def forgotten(self, params: protocol.ForgottenParams) -> protocol.ForgottenResult:
+        project = project_key(params.project)
+        clauses, args = ["project = ?"], [project]
+        if params.reason is not None:
+            clauses.append("reason = ?")
+            args.append(params.reason)
+        rows = self.db.read(
+            f"SELECT memory_id, project, reason, preview, type, at, front FROM forgetting_log "
+            f"WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT ?",
+            (*args, params.limit),
+        )
+        return protocol.ForgottenResult(
+            project=project, entries=[protocol.ForgetEntry(**dict(row)) for row in rows]
+        )
+
+    # ------------------------------------------------------------ introspection
+
+    def stats(self, params: protocol.StatsParams) -> protocol.StatsResult:
+        project = project_key(params.project)
+
+        def counts(column: str) -> dict[str, int]:
+            rows = self.db.read(
+                f"SELECT {column} AS k, count(*) AS n FROM memories WHERE project = ? "
+                f"GROUP BY {column} ORDER BY {column}",
+                (project,),
+            )
+            return {row["k"]: row["n"] for row in rows}
+
+        def count(table: str, extra: str = "") -> int:
+            return self.db.read(
+                f"SELECT count(*) FROM {table} WHERE project = ? {extra}", (project,)
+            )[0][0]
+
+        by_status = counts("status")
+        by_trust = counts("trust")
+        return protocol.StatsResult(
+            project=project,
+            memories=sum(by_status.values()),
+            by_status=by_status,
+            by_trust=by_trust,
+            by_type=counts("type"),
+            review_queue=by_trust.get("flagged", 0),
+            forgotten=count("forgetting_log"),
+            tombstones=count("tombstones"),
+            feedback_signals=count("feedback"),
+            dead_letters=count("dead_letters", "AND resolved_at IS NULL"),
+            schema_version=self.db.version,
+            data_dir=str(self.directory),
+        )
+
+    def audit(self, params: protocol.AuditParams) -> protocol.AuditResult:
+        project = project_key(params.project)
+        clauses, args = ["project = ?"], [project]
+        if params.id is not None:
+            clauses.append("memory_id = ?")
+            args.append(params.id.strip())
+        rows = self.db.read(
+            f"SELECT seq, at, project, memory_id, op, front, detail FROM audit "
+            f"WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT ?",
+            (*args, params.limit),
+        )
+        entries = [
+            protocol.AuditEntry(
+                **{k: row[k] for k in ("seq", "at", "project", "memory_id", "op", "front")},
+                detail=json.loads(row["detail"]) if row["detail"] else None,
+            )
+            for row in rows
+        ]
+        return protocol.AuditResult(project=project, entries=entries)
+
+    # ------------------------------------------------------------ maintenance
+
+    def maintain(self, params: protocol.MaintainParams) -> protocol.MaintainResult:
+        from memls import maintenance
+
+        return maintenance.run(self, project_key(params.project))
+
+    def dead_letters(self, params: protocol.MaintainParams) -> protocol.DeadLettersResult:
+        from memls import maintenance
+
+        project = project_key(params.project)
+        return protocol.DeadLettersResult(project=project,
+                                          failed=maintenance.open_letters(self, project))
+
+    # ------------------------------------------------------------ export / import
+
+    def export(self, project: str | None) -> Iterator[dict[str, Any]]:
+        from memls import transfer
+
+        return transfer.export(self, project_key(project))
+
+    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
+        from memls import transfer
+
+        return transfer.import_lines(self, project_key(project), lines)

@@ -1,0 +1,330 @@
+"""Wire types: every memory/* params and result, defined once as msgspec Structs.
+
+Python attributes are snake_case; on the wire (JSON, CLI --json, LSP) fields are camelCase.
+Fronts build params with `parse(Type, data)`, which validates and names the bad field.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from memls.errors import InvalidInput
+
+MemoryType = Literal[
+    "decision", "convention", "preference", "fact", "lesson", "note", "constraint"
+]
+Status = Literal["active", "superseded"]
+Trust = Literal["candidate", "verified", "flagged", "rejected"]
+ForgetReason = Literal[
+    "user_deleted", "superseded", "ttl_expired", "decay", "dedup", "feedback_flagged",
+    "source_removed",
+]
+FeedbackSignal = Literal["helpful", "unhelpful", "outdated"]
+ReviewAction = Literal["list", "approve", "reject", "restore"]
+
+MEMORY_TYPES: tuple[str, ...] = typing.get_args(MemoryType)
+STATUSES: tuple[str, ...] = typing.get_args(Status)
+TRUST_STATES: tuple[str, ...] = typing.get_args(Trust)
+FORGET_REASONS: tuple[str, ...] = typing.get_args(ForgetReason)
+FEEDBACK_SIGNALS: tuple[str, ...] = typing.get_args(FeedbackSignal)
+REVIEW_ACTIONS: tuple[str, ...] = typing.get_args(ReviewAction)
+
+Limit = Annotated[int, msgspec.Meta(ge=1, le=1000)]
+Project = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=512,
+                                      description="project key: never empty")]
+MemoryId = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=200)]
+
+
+class Wire(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True):
+    """Base of every wire type."""
+
+
+# ---------------------------------------------------------------- records
+
+
+class Memory(Wire):
+    id: str
+    project: str
+    content: str
+    type: MemoryType
+    status: Status
+    trust: Trust
+    valid_from: str
+    recorded_at: str
+    content_hash: str
+    canonical_hash: str
+    valid_until: str | None = None
+    invalidated_at: str | None = None
+    feedback_score: int = 0
+    source_uri: str | None = None
+    source_range: str | None = None
+    derived_from: str | None = None
+    supersedes: list[str] = []
+    superseded_by: list[str] = []
+
+
+class QueryHit(Memory, kw_only=True):
+    score: float
+
+
+class TrustTransition(Wire):
+    memory_id: str
+    from_trust: Trust
+    to_trust: Trust
+    cause: Literal["approve", "reject", "restore", "feedback"]
+    at: str
+    note: str | None = None
+
+
+class ForgetEntry(Wire):
+    memory_id: str
+    project: str
+    reason: ForgetReason
+    preview: str
+    type: MemoryType
+    at: str
+    front: str
+
+
+class AuditEntry(Wire):
+    seq: int
+    at: str
+    project: str
+    op: str
+    front: str
+    memory_id: str | None = None
+    detail: dict[str, Any] | None = None
+
+
+class DeadLetter(Wire):
+    operation: str
+    memory_id: str
+    project: str
+    error: str
+    attempts: int
+    first_at: str
+    last_at: str
+    resolved_at: str | None = None
+
+
+# ---------------------------------------------------------------- requests
+
+
+class StoreParams(Wire):
+    text: str
+    project: Project | None = None
+    type: MemoryType = "note"
+    valid_from: str | None = None
+    valid_until: str | None = None
+    source_uri: str | None = None
+    source_range: str | None = None
+    derived_from: str | None = None
+    force: bool = False
+
+
+class StoreResult(Wire):
+    id: str
+    project: str
+    created: bool
+    duplicate: bool
+    memory: Memory
+    tombstone_cleared: bool = False
+
+
+class GetParams(Wire):
+    id: MemoryId
+    project: Project | None = None
+
+
+class ListParams(Wire):
+    project: Project | None = None
+    status: Status | None = None
+    trust: Trust | None = None
+    type: MemoryType | None = None
+    limit: Limit = 100
+    include_user: bool = False
+
+
+class ListResult(Wire):
+    project: str
+    memories: list[Memory]
+
+
+class QueryParams(Wire):
+    query: str
+    project: Project | None = None
+    k: Limit = 10
+    valid_at: str | None = None
+    as_of: str | None = None
+    types: list[MemoryType] | None = None
+    include_user: bool = False
+
+
+class QueryResult(Wire):
+    project: str
+    results: list[QueryHit]
+
+
+class SupersedeParams(Wire):
+    old: MemoryId
+    by: MemoryId
+    project: Project | None = None
+
+
+class SupersedeResult(Wire):
+    project: str
+    old: Memory
+    new: Memory
+
+
+class FeedbackParams(Wire):
+    id: MemoryId
+    signal: FeedbackSignal
+    project: Project | None = None
+    query: str | None = None
+
+
+class FeedbackResult(Wire):
+    project: str
+    id: str
+    signal: FeedbackSignal
+    score: int
+    trust: Trust
+    transition: TrustTransition | None = None
+
+
+class ReviewParams(Wire):
+    action: ReviewAction
+    project: Project | None = None
+    id: MemoryId | None = None
+    note: str | None = None
+    state: Trust = "flagged"
+
+
+class ReviewResult(Wire):
+    project: str
+    action: ReviewAction
+    memories: list[Memory] = []
+    transition: TrustTransition | None = None
+
+
+class ForgetParams(Wire):
+    id: MemoryId
+    reason: ForgetReason
+    project: Project | None = None
+
+
+class ForgetResult(Wire):
+    project: str
+    id: str
+    reason: ForgetReason
+    at: str
+
+
+class ForgottenParams(Wire):
+    project: Project | None = None
+    reason: ForgetReason | None = None
+    limit: Limit = 100
+
+
+class ForgottenResult(Wire):
+    project: str
+    entries: list[ForgetEntry]
+
+
+class StatsParams(Wire):
+    project: Project | None = None
+
+
+class StatsResult(Wire):
+    project: str
+    memories: int
+    by_status: dict[str, int]
+    by_trust: dict[str, int]
+    by_type: dict[str, int]
+    review_queue: int
+    forgotten: int
+    tombstones: int
+    feedback_signals: int
+    dead_letters: int
+    schema_version: int
+    data_dir: str
+
+
+class AuditParams(Wire):
+    project: Project | None = None
+    id: MemoryId | None = None
+    limit: Limit = 100
+
+
+class AuditResult(Wire):
+    project: str
+    entries: list[AuditEntry]
+
+
+class MaintainParams(Wire):
+    project: Project | None = None
+
+
+class MaintainResult(Wire):
+    project: str
+    expired: list[str]
+    retried: int
+    failed: list[DeadLetter]
+
+
+class DeadLettersResult(Wire):
+    project: str
+    failed: list[DeadLetter]
+
+
+# ---------------------------------------------------------------- helpers
+
+_VOCABULARIES = {
+    "type": MEMORY_TYPES,
+    "types": MEMORY_TYPES,
+    "status": STATUSES,
+    "trust": TRUST_STATES,
+    "state": TRUST_STATES,
+    "reason": FORGET_REASONS,
+    "signal": FEEDBACK_SIGNALS,
+    "action": REVIEW_ACTIONS,
+}
+_PATH = re.compile(r" - at `\$\.?([A-Za-z_]*)[^`]*`$")
+
+T = typing.TypeVar("T")
+
+
+def parse(kind: type[T], data: Any) -> T:
+    """Validate plain data (camelCase keys) into a params Struct; InvalidInput names the field."""
+    if data is None:
+        data = {}
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        match = _PATH.search(message)
+        field = match.group(1) if match and match.group(1) else None
+        text = _PATH.sub("", message)
+        if field is None:
+            missing = re.search(r"missing required field `(\w+)`", message)
+            unknown = re.search(r"unknown field `(\w+)`", message)
+            field = (missing or unknown).group(1) if (missing or unknown) else None
+        if "matching regex '\\\\S'" in text:
+            text = "must not be empty or white space"
+        elif field in _VOCABULARIES and "Invalid enum value" in text:
+            text = f"{text}; expected one of: {', '.join(_VOCABULARIES[field])}"
+        raise InvalidInput(text, field=field) from None
+
+
+def to_wire(value: Any) -> Any:
+    """Plain JSON-ready data (camelCase), for every front's edge."""
+    return msgspec.to_builtins(value)
+
+
+def encode_json(value: Any) -> bytes:
+    return msgspec.json.encode(value)

@@ -1,0 +1,1 @@
+"""The system of record: SQLite (WAL) with FTS5, logs and numbered migrations."""

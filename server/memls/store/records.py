@@ -1,0 +1,64 @@
+"""Rows of the memories table and their wire form."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+from memls import protocol
+
+MEMORY_FIELDS = (
+    "id", "project", "content", "type", "status", "trust", "valid_from", "valid_until",
+    "recorded_at", "invalidated_at", "feedback_score", "content_hash", "canonical_hash",
+    "source_uri", "source_range", "derived_from",
+)
+COLUMNS = ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
+
+
+def links(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[list[str], list[str]]]:
+    """id -> (ids it supersedes, ids that supersede it)."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, tuple[list[str], list[str]]] = {i: ([], []) for i in wanted}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        rows = conn.execute(
+            f"SELECT src, dst FROM edges WHERE kind = 'supersedes' "
+            f"AND (src IN ({marks}) OR dst IN ({marks})) ORDER BY created_at, src, dst",
+            chunk + chunk,
+        ).fetchall()
+        for src, dst in rows:
+            if src in found:
+                found[src][0].append(dst)
+            if dst in found:
+                found[dst][1].append(src)
+    return found
+
+
+def to_memories(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[protocol.Memory]:
+    linked = links(conn, (row["id"] for row in rows))
+    return [
+        protocol.Memory(
+            **{name: row[name] for name in MEMORY_FIELDS},
+            supersedes=linked[row["id"]][0],
+            superseded_by=linked[row["id"]][1],
+        )
+        for row in rows
+    ]
+
+
+def to_hits(
+    conn: sqlite3.Connection, rows: list[sqlite3.Row], scores: list[float]
+) -> list[protocol.QueryHit]:
+    memories = to_memories(conn, rows)
+    return [
+        protocol.QueryHit(**{f: getattr(m, f) for f in m.__struct_fields__}, score=score)
+        for m, score in zip(memories, scores)
+    ]
+
+
+def fetch(conn: sqlite3.Connection, project: str, memory_id: str) -> sqlite3.Row | None:
+    return conn.execute(
+        f"SELECT {COLUMNS} FROM memories m WHERE m.id = ? AND m.project = ?",
+        (memory_id, project),
+    ).fetchone()
