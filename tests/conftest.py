@@ -1,0 +1,38 @@
+"""Shared fixtures: a real engine on a real SQLite file in a temporary data directory."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memls import timeutil
+from memls.engine import Engine
+
+
+class FakeClock:
+    """Time that moves only when a test says so (one microsecond per reading otherwise)."""
+
+    def __init__(self, start: str = "2025-01-01T00:00:00Z") -> None:
+        self.moment = datetime.fromisoformat(start.replace("Z", "+00:00"))
+
+    def __call__(self) -> str:
+        self.moment += timedelta(microseconds=1)
+        return timeutil.format_ts(self.moment)
+
+    def set(self, when: str) -> None:
+        self.moment = datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+    def advance(self, **delta: float) -> None:
+        self.moment += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def engine(tmp_path, clock):
+    with Engine.open(tmp_path / "data", front="test", clock=clock) as e:
+        yield e
