@@ -4,7 +4,7 @@
 set -euo pipefail
 memls=${1:-memls}
 p=memls-demo
-echo "# data directory: ${MEMLS_DATA_DIR:-(the user's data directory)}; project: $p"
+echo "# data directory: ${MEMLS_DATA_DIR:-(your data directory)}; project: $p"
 set -x
 "$memls" --version
 "$memls" store --project $p --type decision "We use pnpm for package management"

@@ -279,7 +279,8 @@ def stats(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
     """Counts for the project."""
     r = _call("stats", protocol.StatsParams, {"project": project})
     data = protocol.to_wire(r)
-    _emit(r, as_json, "\n".join(f"{k:<16} {v}" for k, v in data.items()))
+    _emit(r, as_json, "\n".join(
+        f"{k:<16} {json.dumps(v) if isinstance(v, dict) else v}" for k, v in data.items()))
 
 
 @app.command()
