@@ -34,5 +34,22 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def engine(tmp_path, clock):
-    with Engine.open(tmp_path / "data", front="test", clock=clock) as e:
+    """Lexical-only engine (BM25): the engine's semantics, fast."""
+    with Engine.open(tmp_path / "data", front="test", clock=clock, vectors=False) as e:
+        yield e
+
+
+@pytest.fixture(scope="session")
+def models():
+    """The real ONNX models, loaded once per test session and shared."""
+    from memls.models import ModelRuntime
+
+    with ModelRuntime() as runtime:
+        yield runtime
+
+
+@pytest.fixture
+def vengine(tmp_path, clock, models):
+    """The full engine: Chroma (embedded) + embedder + cross-encoder."""
+    with Engine.open(tmp_path / "data", front="test", clock=clock, models=models) as e:
         yield e

@@ -166,14 +166,28 @@ def query(
     type: Optional[list[str]] = typer.Option(None, "--type", "-t", help="Only these types."),
     include_user: bool = typer.Option(False, "--include-user",
                                       help="Also search the user-wide scope (@user)."),
+    mode: str = typer.Option("default", "--mode",
+                             help="default, interactive (shallow re-rank) or lexical (BM25)."),
+    rerank: bool = typer.Option(True, "--rerank/--no-rerank",
+                                help="Re-score the head with the cross-encoder."),
+    explain: bool = typer.Option(False, "--explain", help="Show how each score was made."),
     as_json: bool = JsonOpt,
 ) -> None:
-    """Search the project's memories."""
+    """Search the project's memories (BM25 + vectors, fused, re-scored)."""
     r = _call("query", protocol.QueryParams, {
         "query": text, "project": project, "k": k, "validAt": valid_at, "asOf": as_of,
-        "types": type or None, "includeUser": include_user,
+        "types": type or None, "includeUser": include_user, "mode": mode,
+        "rerank": None if rerank else False, "explain": explain,
     })
-    _emit(r, as_json, "\n".join(_line(h, h.score) for h in r.results) or "(no results)")
+    lines = []
+    for h in r.results:
+        lines.append(_line(h, h.score))
+        if h.explain:
+            e = h.explain
+            lines.append(f"    bm25={e.bm25} vector={e.vector} fused={e.fused} "
+                         f"rerank={e.rerank} boosts={json.dumps(e.boosts)} stage={e.stage}")
+    lines += [f"degraded: {d}" for d in r.degraded]
+    _emit(r, as_json, "\n".join(lines) or "(no results)")
 
 
 @app.command()
@@ -314,6 +328,28 @@ def maintain(
     lines = [] if failed else [f"expired {len(r.expired)}, retried {r.retried}"]
     lines += [f"failed {d.operation} {d.memory_id} x{d.attempts}: {d.error}" for d in r.failed]
     _emit(r, as_json, "\n".join(lines) or "(no failed operations)")
+
+
+@app.command()
+def reindex(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+    """Rebuild the project's vector index from the SQLite record."""
+    r = _call("reindex", protocol.ReindexParams, {"project": project})
+    _emit(r, as_json, f"re-indexed {r.queued} memories of {r.project!r}"
+          + ("" if r.indexed else " (not finished: see memls doctor)"))
+
+
+@app.command()
+def doctor(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+    """Check the models and that the vector index agrees with SQLite (exit 1 if not)."""
+    r = _call("doctor", protocol.DoctorParams, {"project": project})
+    lines = [f"memories {r.memories}, indexed {r.indexed}, pending {r.pending}"]
+    for name, status in r.models.items():
+        lines.append(f"{name}: {status.get('state')} {status.get('path') or ''} "
+                     f"{status.get('error') or ''}".rstrip())
+    lines += [f"problem: {x}" for x in r.problems] or ["ok"]
+    _emit(r, as_json, "\n".join(lines))
+    if not r.ok:
+        raise typer.Exit(1)
 
 
 @app.command()

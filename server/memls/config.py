@@ -41,19 +41,37 @@ class Settings:
     """
 
     ttl_days: dict[str, float] = field(default_factory=dict)
+    vectors: bool = True                 # [index] vectors: Chroma + embedder on/off
+    chroma_url: str | None = None        # [index] chroma_url, or $MEMLS_CHROMA_URL
+    embedder_dir: str | None = None      # [models] embedder_dir: a folder with model.onnx
+    reranker_dir: str | None = None      # [models] reranker_dir
+    rerank: bool = True                  # [models] rerank, or $MEMLS_RERANK=0
 
 
 def load_settings(directory: Path) -> Settings:
     path = directory / CONFIG_NAME
-    if not path.exists():
-        return Settings()
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise StoreError(f"{path}: {exc}") from None
+    raw: dict = {}
+    if path.exists():
+        raw = _read(path)
     ttl = raw.get("ttl_days", {})
     if not isinstance(ttl, dict) or not all(
         isinstance(v, (int, float)) and v > 0 for v in ttl.values()
     ):
-        raise InvalidInput(f"{path}: [ttl_days] maps memory types to positive days", field="ttl_days")
-    return Settings(ttl_days={str(k): float(v) for k, v in ttl.items()})
+        raise InvalidInput(f"{path}: [ttl_days] maps memory types to positive days",
+                           field="ttl_days")
+    index, models = raw.get("index", {}), raw.get("models", {})
+    return Settings(
+        ttl_days={str(k): float(v) for k, v in ttl.items()},
+        vectors=bool(index.get("vectors", True)),
+        chroma_url=os.environ.get("MEMLS_CHROMA_URL") or index.get("chroma_url"),
+        embedder_dir=models.get("embedder_dir"),
+        reranker_dir=models.get("reranker_dir"),
+        rerank=bool(models.get("rerank", True)),
+    )
+
+
+def _read(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise StoreError(f"{path}: {exc}") from None

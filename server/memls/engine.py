@@ -7,7 +7,6 @@ takes a params Struct from `memls.protocol` and returns a result Struct.
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -20,11 +19,12 @@ from memls.config import Settings, data_dir, ensure_private_dir, load_settings
 from memls.errors import InvalidInput, NotFound, Refused
 from memls.ownership import OwnerLock
 from memls.scope import USER_PROJECT, Visibility, project_key
+from memls.index import outbox
+from memls.retrieval.pipeline import RetrievalConfig
 from memls.store import records
 from memls.store.db import DB_NAME, Database
 
 MAX_TEXT = 64 * 1024
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 Clock = Callable[[], str]
 
@@ -41,6 +41,7 @@ class Engine:
         front: str = "api",
         clock: Clock = timeutil.now,
         lock: OwnerLock | None = None,
+        retrieval: RetrievalConfig | None = None,
     ) -> None:
         self.db = db
         self.directory = directory
@@ -48,6 +49,44 @@ class Engine:
         self.front = front
         self.clock = clock
         self._lock = lock
+        self.retrieval = retrieval or RetrievalConfig(rerank=self.settings.rerank)
+        self.models = None
+        self.index = None
+        self.indexer = None
+        self.worker = None
+
+    @property
+    def vectors_enabled(self) -> bool:
+        return self.index is not None
+
+    def attach_vectors(self, models=None) -> None:
+        """Chroma + the ONNX models (both lazy: nothing loads until first use).
+
+        `models`: a ModelRuntime to share (tests, benchmarks); the engine then does not close it.
+        """
+        from memls.index.chroma import VectorIndex
+        from memls.index.outbox import Indexer
+        from memls.index.worker import IndexWorker
+        from memls.models import ModelRuntime
+
+        self._own_models = models is None
+        self.models = models or ModelRuntime(
+            embedder_dir=self.settings.embedder_dir,
+            reranker_dir=self.settings.reranker_dir,
+            rerank=self.settings.rerank,
+        )
+        self.index = VectorIndex(self.directory, url=self.settings.chroma_url)
+        self.indexer = Indexer(self.db, self.index, self.models.embedder)
+        self.worker = IndexWorker(self.indexer)
+        self.worker.kick()  # start-up drain: whatever a crash left in the outbox
+
+    def _kick(self) -> None:
+        if self.worker is not None:
+            self.worker.kick()
+
+    def flush(self, timeout: float = 120.0) -> bool:
+        """Wait until every acknowledged write is in the vector index (True when it is)."""
+        return True if self.worker is None else self.worker.flush(timeout)
 
     # ------------------------------------------------------------ life cycle
 
@@ -59,8 +98,14 @@ class Engine:
         front: str = "api",
         clock: Clock = timeutil.now,
         wait_seconds: float = 10.0,
+        vectors: bool | None = None,
+        retrieval: RetrievalConfig | None = None,
+        models=None,
     ) -> Engine:
-        """Take ownership of the data directory (creating it owner-only) and open the store."""
+        """Take ownership of the data directory (creating it owner-only) and open the store.
+
+        vectors=None follows the settings (on by default); False runs lexical-only.
+        """
         path = ensure_private_dir(data_dir(directory))
         lock = OwnerLock(path)
         lock.acquire(wait_seconds)
@@ -70,9 +115,19 @@ class Engine:
         except BaseException:
             lock.release()
             raise
-        return cls(db, directory=path, settings=settings, front=front, clock=clock, lock=lock)
+        engine = cls(db, directory=path, settings=settings, front=front, clock=clock, lock=lock,
+                     retrieval=retrieval)
+        if settings.vectors if vectors is None else vectors:
+            engine.attach_vectors(models)
+        return engine
 
-    def close(self) -> None:
+    def close(self, flush_timeout: float = 60.0) -> None:
+        if self.worker is not None:
+            self.worker.flush(flush_timeout)
+            self.worker.stop()
+            self.worker = None
+        if self.models is not None and getattr(self, "_own_models", True):
+            self.models.close()
         self.db.close()
         if self._lock is not None:
             self._lock.release()
@@ -203,9 +258,11 @@ class Engine:
                     "VALUES (?, ?, 'derived_from', ?, ?)",
                     (memory_id, params.derived_from, project, now),
                 )
+            outbox.enqueue(conn, project, memory_id, "index", now)
             self._audit(conn, project, "store", memory_id, now, type=params.type,
                         canonicalHash=canonical)
             memory = self._memory(conn, project, memory_id)
+        self._kick()
         return protocol.StoreResult(
             id=memory_id, project=project, created=True, duplicate=False, memory=memory,
             tombstone_cleared=cleared,
@@ -238,7 +295,8 @@ class Engine:
             return protocol.ListResult(project=project, memories=records.to_memories(conn, rows))
 
     def visibility(
-        self, project: str, *, valid_at: str | None, as_of: str | None, include_user: bool
+        self, project: str, *, valid_at: str | None, as_of: str | None, include_user: bool,
+        types: Iterable[str] | None = None,
     ) -> Visibility:
         projects = (project, USER_PROJECT) if include_user else (project,)
         return Visibility(
@@ -246,33 +304,15 @@ class Engine:
             now=self.clock(),
             valid_at=timeutil.parse_ts(valid_at, field="validAt") if valid_at else None,
             as_of=timeutil.parse_ts(as_of, field="asOf") if as_of else None,
+            types=tuple(types) if types else None,
         )
 
     def query(self, params: protocol.QueryParams) -> protocol.QueryResult:
+        from memls.retrieval import pipeline
+
         project = project_key(params.project)
-        text = self._text(params.query, "query")
-        assert text is not None
-        seen = self.visibility(
-            project, valid_at=params.valid_at, as_of=params.as_of,
-            include_user=params.include_user,
-        )
-        words = _WORD.findall(text)
-        if not words:
-            return protocol.QueryResult(project=project, results=[])
-        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
-        where, args = seen.where("m")
-        if params.types:
-            where += f" AND m.type IN ({', '.join('?' for _ in params.types)})"
-            args += list(params.types)
-        with self.db.transaction(write=False) as conn:
-            rows = conn.execute(
-                f"SELECT {records.COLUMNS}, bm25(memories_fts) AS rank FROM memories_fts "
-                f"JOIN memories m ON m.seq = memories_fts.rowid "
-                f"WHERE memories_fts MATCH ? AND {where} ORDER BY rank, m.seq LIMIT ?",
-                [match, *args, params.k],
-            ).fetchall()
-            hits = records.to_hits(conn, rows, [round(-row["rank"], 6) for row in rows])
-        return protocol.QueryResult(project=project, results=hits)
+        self._text(params.query, "query")
+        return pipeline.search(self, params, project, self.retrieval)
 
     # ------------------------------------------------------------ supersede
 
@@ -307,10 +347,12 @@ class Engine:
                 "VALUES (?, ?, 'supersedes', ?, ?)",
                 (new["id"], old["id"], project, now),
             )
+            outbox.enqueue(conn, project, old["id"], "meta", now)
             self._audit(conn, project, "supersede", old["id"], now, by=new["id"], validUntil=until)
             old_m, new_m = records.to_memories(conn, [
                 records.fetch(conn, project, old["id"]), records.fetch(conn, project, new["id"])
             ])
+        self._kick()
         return protocol.SupersedeResult(project=project, old=old_m, new=new_m)
 
     # ------------------------------------------------------------ feedback and review
@@ -326,6 +368,7 @@ class Engine:
             "note, at, front) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (memory_id, project, old, new, cause, note, at, self.front),
         )
+        outbox.enqueue(conn, project, memory_id, "meta", at)
         self._audit(conn, project, "trust", memory_id, at, fromTrust=old, toTrust=new,
                     cause=cause)
         return protocol.TrustTransition(
@@ -354,6 +397,7 @@ class Engine:
                 transition = self._transition(
                     conn, project, row["id"], row["trust"], target, "feedback", None, now
                 )
+        self._kick()
         return protocol.FeedbackResult(
             project=project, id=row["id"], signal=params.signal, score=score,
             trust=target or row["trust"], transition=transition,
@@ -377,6 +421,7 @@ class Engine:
                 conn, project, row["id"], row["trust"], target, params.action, note, now
             )
             memory = self._memory(conn, project, row["id"])
+        self._kick()
         return protocol.ReviewResult(
             project=project, action=params.action, memories=[memory], transition=transition
         )
@@ -389,6 +434,7 @@ class Engine:
         with self._write() as conn:
             row = self._require(conn, project, params.id)
             self._forget_row(conn, row, params.reason, now)
+        self._kick()
         return protocol.ForgetResult(project=project, id=row["id"], reason=params.reason, at=now)
 
     def _forget_row(self, conn: sqlite3.Connection, row: sqlite3.Row, reason: str, at: str) -> None:
@@ -406,6 +452,7 @@ class Engine:
             (project, row["canonical_hash"], row["id"], reason, at),
         )
         conn.execute("DELETE FROM memories WHERE id = ? AND project = ?", (row["id"], project))
+        outbox.enqueue(conn, project, row["id"], "delete", at)
         self._audit(conn, project, "forget", row["id"], at, reason=reason)
 
     def forgotten(self, params: protocol.ForgottenParams) -> protocol.ForgottenResult:
@@ -456,6 +503,80 @@ class Engine:
             dead_letters=count("dead_letters", "AND resolved_at IS NULL"),
             schema_version=self.db.version,
             data_dir=str(self.directory),
+            index_pending=count("outbox"),
+            degraded=self.degraded(),
+        )
+
+    def degraded(self) -> list[str]:
+        """Every reason retrieval is weaker than configured; empty when all is well."""
+        if self.models is None:
+            return ["vector search and reranking are switched off (vectors = false)"]
+        problems = []
+        for status in (self.models.embedder.status(), self.models.reranker.status()):
+            if status.state not in ("loaded", "not_loaded", "disabled"):
+                problems.append(f"{status.name} {status.state}: {status.error or ''}".strip())
+        if self.indexer is not None and self.indexer.last_error:
+            problems.append(f"indexing is failing: {self.indexer.last_error}")
+        return problems
+
+    # ------------------------------------------------------------ the vector copy
+
+    def reindex(self, params: protocol.ReindexParams) -> protocol.ReindexResult:
+        """Rebuild the project's Chroma collection from SQLite."""
+        project = project_key(params.project)
+        if self.index is None:
+            raise Refused("vectors are switched off (settings: [index] vectors = false)")
+        self.worker.flush(timeout=600)
+        self.index.drop(project)
+        with self._write() as conn:
+            conn.execute("DELETE FROM outbox WHERE project = ?", (project,))
+            queued = outbox.enqueue_project(conn, project, self.clock())
+        self._kick()
+        return protocol.ReindexResult(project=project, queued=queued,
+                                      indexed=self.worker.flush(timeout=3600))
+
+    def doctor(self, params: protocol.DoctorParams) -> protocol.DoctorResult:
+        """Compare SQLite and Chroma for the project, and report the models' state."""
+        from memls.index.chroma import metadata
+
+        project = project_key(params.project)
+        problems = list(self.degraded())
+        rows = self.db.read(f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ?",
+                            (project,))
+        pending_ids = {r["memory_id"] for r in self.db.read(
+            "SELECT memory_id FROM outbox WHERE project = ?", (project,))}
+        models: dict[str, Any] = {}
+        missing: list[str] = []
+        extra: list[str] = []
+        stale: list[str] = []
+        indexed = 0
+        if self.models is not None:
+            models = {s.name: protocol.to_wire(s) for s in (
+                self.models.embedder.status(), self.models.reranker.status())}
+        if self.index is not None:
+            try:
+                in_chroma = self.index.all_ids(project)
+            except Exception as exc:  # noqa: BLE001 - reported, not raised
+                problems.append(f"chroma unreadable: {exc}")
+                in_chroma = {}
+            indexed = len(in_chroma)
+            expected = {r["id"]: metadata(r) for r in rows}
+            missing = sorted(i for i in expected if i not in in_chroma and i not in pending_ids)
+            extra = sorted(i for i in in_chroma if i not in expected and i not in pending_ids)
+            stale = sorted(
+                i for i, meta in expected.items()
+                if i in in_chroma and i not in pending_ids
+                and any(in_chroma[i].get(k) != v for k, v in meta.items())
+            )
+            for label, ids in (("missing from", missing), ("extra in", extra),
+                               ("out of date in", stale)):
+                if ids:
+                    problems.append(f"{len(ids)} memories {label} the vector index "
+                                    "(run memls reindex)")
+        return protocol.DoctorResult(
+            project=project, ok=not problems, problems=problems, models=models,
+            memories=len(rows), indexed=indexed, pending=len(pending_ids), missing=missing,
+            extra=extra, stale=stale,
         )
 
     def audit(self, params: protocol.AuditParams) -> protocol.AuditResult:
@@ -502,4 +623,6 @@ class Engine:
     def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
         from memls import transfer
 
-        return transfer.import_lines(self, project_key(project), lines)
+        counts = transfer.import_lines(self, project_key(project), lines)
+        self._kick()
+        return counts

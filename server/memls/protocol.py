@@ -67,8 +67,20 @@ class Memory(Wire):
     superseded_by: list[str] = []
 
 
+class Explain(Wire):
+    """Why a result scored what it did."""
+
+    fused: float
+    stage: Literal["fused", "rerank"]
+    bm25: float | None = None
+    vector: float | None = None
+    rerank: float | None = None
+    boosts: dict[str, float] = {}
+
+
 class QueryHit(Memory, kw_only=True):
     score: float
+    explain: Explain | None = None
 
 
 class TrustTransition(Wire):
@@ -162,11 +174,17 @@ class QueryParams(Wire):
     as_of: str | None = None
     types: list[MemoryType] | None = None
     include_user: bool = False
+    mode: Literal["default", "interactive", "lexical"] = "default"
+    rerank: bool | None = None
+    rerank_depth: Annotated[int, msgspec.Meta(ge=0, le=200)] | None = None
+    explain: bool = False
 
 
 class QueryResult(Wire):
     project: str
     results: list[QueryHit]
+    degraded: list[str] = []
+    took_ms: float | None = None
 
 
 class SupersedeParams(Wire):
@@ -253,6 +271,8 @@ class StatsResult(Wire):
     dead_letters: int
     schema_version: int
     data_dir: str
+    index_pending: int = 0
+    degraded: list[str] = []
 
 
 class AuditParams(Wire):
@@ -275,6 +295,33 @@ class MaintainResult(Wire):
     expired: list[str]
     retried: int
     failed: list[DeadLetter]
+
+
+class ReindexParams(Wire):
+    project: Project | None = None
+
+
+class ReindexResult(Wire):
+    project: str
+    queued: int
+    indexed: bool
+
+
+class DoctorParams(Wire):
+    project: Project | None = None
+
+
+class DoctorResult(Wire):
+    project: str
+    ok: bool
+    problems: list[str]
+    models: dict[str, Any]
+    memories: int
+    indexed: int
+    pending: int
+    missing: list[str] = []
+    extra: list[str] = []
+    stale: list[str] = []
 
 
 class DeadLettersResult(Wire):

@@ -44,6 +44,7 @@ class Visibility:
     now: str
     valid_at: str | None = None
     as_of: str | None = None
+    types: tuple[str, ...] | None = None
 
     def where(self, alias: str = "m") -> tuple[str, list[object]]:
         a = alias
@@ -67,4 +68,31 @@ class Visibility:
                 f"({a}.invalidated_at IS NULL OR {a}.invalidated_at > ?)",
             ]
             params += [self.as_of, self.as_of]
+        if self.types:
+            clauses.append(f"{a}.type IN ({', '.join('?' for _ in self.types)})")
+            params += list(self.types)
         return " AND ".join(clauses), params
+
+    def chroma_where(self) -> dict:
+        """The same filters for the vector index (one collection per project, so no project
+        clause), over the numeric metadata written by `index.metadata`."""
+        from memls.timeutil import to_micros
+
+        clauses: list[dict] = [{"trust": {"$in": list(VISIBLE_TRUST)}}]
+        if self.valid_at is None and self.as_of is None:
+            now = to_micros(self.now)
+            clauses += [
+                {"status": {"$eq": "active"}},
+                {"invalidated_at": {"$gt": now}},  # FOREVER when not invalidated
+                {"valid_from": {"$lte": now}},
+                {"valid_until": {"$gt": now}},
+            ]
+        if self.valid_at is not None:
+            at = to_micros(self.valid_at)
+            clauses += [{"valid_from": {"$lte": at}}, {"valid_until": {"$gt": at}}]
+        if self.as_of is not None:
+            at = to_micros(self.as_of)
+            clauses += [{"recorded_at": {"$lte": at}}, {"invalidated_at": {"$gt": at}}]
+        if self.types:
+            clauses.append({"type": {"$in": list(self.types)}})
+        return {"$and": clauses}

@@ -33,3 +33,16 @@ def parse_ts(text: str, *, field: str) -> str:
             field=field,
         ) from None
     return format_ts(moment)
+
+
+FOREVER = 2**62
+"""Micro-seconds standing for 'no end' (valid_until / invalidated_at NULL) in numeric filters."""
+
+
+def to_micros(stamp: str | None) -> int:
+    """A stored time stamp as integer micro-seconds since the epoch (None -> FOREVER)."""
+    if stamp is None:
+        return FOREVER
+    moment = datetime.strptime(stamp, _FORMAT).replace(tzinfo=timezone.utc)
+    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from memls.errors import InvalidInput, Refused
+from memls.index import outbox
 
 if TYPE_CHECKING:
     from memls.engine import Engine
@@ -102,6 +103,8 @@ def import_lines(engine: Engine, project: str, lines: Iterable[str]) -> dict[str
                 raise Refused(f"line {number}: {table} row conflicts with the store ({exc})",
                               field="file") from None
             counts[table] += 1
+            if table == "memories":
+                outbox.enqueue(conn, project, row["id"], "index", now)
         engine._audit(conn, project, "import", None, now,
                       **{k: v for k, v in counts.items() if v})
     return counts

@@ -173,7 +173,7 @@ def test_query_type_filter_and_k(engine):
 
 def test_query_of_punctuation_only_returns_nothing(engine):
     store(engine, "something")
-    assert query(engine, "?!").results == []
+    assert query(engine, "?!").results == []  # lexical: no words, no candidates
     with pytest.raises(InvalidInput):
         query(engine, "  ")
 
@@ -357,7 +357,7 @@ def test_stats_count_only_the_project(engine):
     engine.forget(p.ForgetParams(id=a.id, reason="dedup", project="alpha"))
     s = engine.stats(p.StatsParams(project="alpha"))
     assert (s.memories, s.forgotten, s.tombstones) == (1, 1, 1)
-    assert s.by_type == {"note": 1} and s.schema_version == 2
+    assert s.by_type == {"note": 1} and s.schema_version >= 2
 
 
 # ------------------------------------------------------------------ maintenance
@@ -386,7 +386,7 @@ def test_maintain_ttl_per_type(tmp_path, clock):
     data.mkdir()
     (data / "config.toml").write_text("[ttl_days]\nnote = 30\n")
     clock.set("2025-01-01T00:00:00Z")
-    with Engine.open(data, clock=clock) as engine:
+    with Engine.open(data, clock=clock, vectors=False) as engine:
         note = store(engine, "A passing note")
         decision = store(engine, "A lasting decision", type="decision")
         clock.set("2025-01-20T00:00:00Z")
@@ -450,7 +450,7 @@ def test_export_import_round_trips_exactly(engine, clock, tmp_path):
     import json
 
     lines = [json.dumps(x) for x in exported]
-    with Engine.open(tmp_path / "other", clock=clock) as fresh:
+    with Engine.open(tmp_path / "other", clock=clock, vectors=False) as fresh:
         counts = fresh.import_("alpha", lines)
         assert counts["memories"] == 3 and counts["edges"] == 1
         again = list(fresh.export("alpha"))

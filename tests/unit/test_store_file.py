@@ -92,7 +92,7 @@ def test_acknowledged_writes_survive_a_kill(tmp_path):
         import sys
         from memls import protocol as p
         from memls.engine import Engine
-        engine = Engine.open({str(data)!r})
+        engine = Engine.open({str(data)!r}, vectors=False)
         for i in range(100000):
             r = engine.store(p.StoreParams(text=f"memory number {{i}}", project="crash"))
             print(r.id, flush=True)

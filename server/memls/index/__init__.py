@@ -1,0 +1,1 @@
+"""The vector index: a derived copy of SQLite in Chroma, kept in step through the outbox."""

@@ -1,0 +1,119 @@
+"""Chroma, one collection per project: embedded PersistentClient by default, HttpClient when
+a server URL is configured. Telemetry off; we pass our own vectors (no embedding function)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from memls import timeutil
+from memls.errors import InvalidInput
+
+CHROMA_DIR = "chroma"
+
+
+def metadata(row: Any) -> dict[str, Any]:
+    """Filterable metadata for one memory row (times as integer micro-seconds)."""
+    return {
+        "project": row["project"],
+        "type": row["type"],
+        "status": row["status"],
+        "trust": row["trust"],
+        "valid_from": timeutil.to_micros(row["valid_from"]),
+        "valid_until": timeutil.to_micros(row["valid_until"]),
+        "recorded_at": timeutil.to_micros(row["recorded_at"]),
+        "invalidated_at": timeutil.to_micros(row["invalidated_at"]),
+    }
+
+
+def collection_name(project: str, model_tag: str) -> str:
+    """3..63 chars of [a-z0-9-]: a hash of the project key and the embedder that filled it."""
+    digest = hashlib.sha256(f"{model_tag}\x00{project}".encode()).hexdigest()[:40]
+    return f"memls-{digest}"
+
+
+class VectorIndex:
+    """Thin wrapper over a Chroma client; lazy, thread-safe creation of the client."""
+
+    def __init__(self, directory: Path, *, url: str | None = None, model_tag: str = "bge-small"):
+        self.directory = directory / CHROMA_DIR
+        self.url = url
+        self.model_tag = model_tag
+        self._client = None
+        self._collections: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def client(self):
+        with self._lock:
+            if self._client is None:
+                import chromadb
+                from chromadb.config import Settings
+
+                settings = Settings(anonymized_telemetry=False, allow_reset=False)
+                if self.url:
+                    parsed = urlparse(self.url)
+                    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+                        raise InvalidInput(f"not an http(s) URL: {self.url}", field="chromaUrl")
+                    self._client = chromadb.HttpClient(
+                        host=parsed.hostname, port=parsed.port or 8000,
+                        ssl=parsed.scheme == "https", settings=settings,
+                    )
+                else:
+                    self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+                    self._client = chromadb.PersistentClient(
+                        path=str(self.directory), settings=settings
+                    )
+            return self._client
+
+    def collection(self, project: str):
+        name = collection_name(project, self.model_tag)
+        found = self._collections.get(name)
+        if found is None:
+            found = self.client.get_or_create_collection(
+                name,
+                embedding_function=None,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"project": project, "embedder": self.model_tag},
+            )
+            self._collections[name] = found
+        return found
+
+    def upsert(self, project: str, ids: list[str], vectors, metas: list[dict]) -> None:
+        if ids:
+            self.collection(project).upsert(ids=ids, embeddings=vectors, metadatas=metas)
+
+    def update_meta(self, project: str, ids: list[str], metas: list[dict]) -> None:
+        if not ids:
+            return
+        col = self.collection(project)
+        present = set(col.get(ids=ids, include=[])["ids"])
+        keep = [(i, m) for i, m in zip(ids, metas) if i in present]
+        if keep:
+            col.update(ids=[i for i, _ in keep], metadatas=[m for _, m in keep])
+
+    def delete(self, project: str, ids: list[str]) -> None:
+        if ids:
+            self.collection(project).delete(ids=ids)
+
+    def search(self, project: str, vector, n: int, where: dict) -> list[tuple[str, float]]:
+        """(id, cosine similarity) of the n nearest memories passing `where`."""
+        col = self.collection(project)
+        result = col.query(query_embeddings=[vector], n_results=n, where=where,
+                           include=["distances"])
+        return [(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
+
+    def all_ids(self, project: str) -> dict[str, dict]:
+        got = self.collection(project).get(include=["metadatas"])
+        return dict(zip(got["ids"], got["metadatas"]))
+
+    def drop(self, project: str) -> None:
+        name = collection_name(project, self.model_tag)
+        self._collections.pop(name, None)
+        try:
+            self.client.delete_collection(name)
+        except Exception:  # noqa: BLE001 - absent is fine
+            pass

@@ -1,0 +1,105 @@
+"""The outbox: every change to a memory writes a row in the same SQLite transaction; the indexer
+applies the rows to Chroma and deletes them. A crash between the two leaves the row, and the next
+drain (start-up included) applies it again: upserts are idempotent, so the index converges."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from memls.index.chroma import VectorIndex, metadata
+from memls.store import records
+
+if TYPE_CHECKING:
+    from memls.models import Embedder
+    from memls.store.db import Database
+
+
+def enqueue(conn: sqlite3.Connection, project: str, memory_id: str, op: str, at: str) -> None:
+    conn.execute(
+        "INSERT INTO outbox (project, memory_id, op, created_at) VALUES (?, ?, ?, ?)",
+        (project, memory_id, op, at),
+    )
+
+
+def enqueue_project(conn: sqlite3.Connection, project: str, at: str) -> int:
+    """Queue every memory of a project for (re)indexing."""
+    cur = conn.execute(
+        "INSERT INTO outbox (project, memory_id, op, created_at) "
+        "SELECT project, id, 'index', ? FROM memories WHERE project = ? ORDER BY seq",
+        (at, project),
+    )
+    return cur.rowcount
+
+
+class Indexer:
+    """Applies outbox rows to the vector index, one batch at a time, one drain at a time."""
+
+    def __init__(self, db: Database, index: VectorIndex, embedder: Embedder) -> None:
+        self.db = db
+        self.index = index
+        self.embedder = embedder
+        self._lock = threading.Lock()
+        self.last_error: str | None = None
+
+    def pending(self, project: str | None = None) -> int:
+        if project is None:
+            return self.db.read("SELECT count(*) FROM outbox")[0][0]
+        return self.db.read("SELECT count(*) FROM outbox WHERE project = ?", (project,))[0][0]
+
+    def drain(self, batch: int = 128, limit: int | None = None) -> int:
+        """Apply pending rows; returns how many were applied. Raises what stopped it."""
+        done = 0
+        with self._lock:
+            while limit is None or done < limit:
+                rows = self.db.read(
+                    "SELECT seq, project, memory_id, op FROM outbox ORDER BY seq LIMIT ?",
+                    (batch,),
+                )
+                if not rows:
+                    break
+                try:
+                    self._apply(rows)
+                except Exception as exc:
+                    self.last_error = f"{type(exc).__name__}: {exc}"
+                    seqs = [r["seq"] for r in rows]
+                    with self.db.transaction() as conn:
+                        conn.executemany(
+                            "UPDATE outbox SET attempts = attempts + 1, last_error = ? "
+                            "WHERE seq = ?",
+                            [(self.last_error[:500], s) for s in seqs],
+                        )
+                    raise
+                with self.db.transaction() as conn:
+                    conn.executemany("DELETE FROM outbox WHERE seq = ?",
+                                     [(r["seq"],) for r in rows])
+                done += len(rows)
+                self.last_error = None
+        return done
+
+    def _apply(self, rows: list[sqlite3.Row]) -> None:
+        by_project: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for row in rows:
+            by_project[row["project"]][row["memory_id"]].add(row["op"])
+        for project, ops in by_project.items():
+            ids = list(ops)
+            with self.db.transaction(write=False) as conn:
+                current = {
+                    r["id"]: r
+                    for r in conn.execute(
+                        f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ? AND "
+                        f"m.id IN ({', '.join('?' for _ in ids)})",
+                        [project, *ids],
+                    )
+                }
+            gone = [i for i in ids if i not in current]
+            fresh = [current[i] for i in ids if i in current and "index" in ops[i]]
+            meta = [current[i] for i in ids if i in current and "index" not in ops[i]]
+            self.index.delete(project, gone)
+            if fresh:
+                vectors = self.embedder.embed([r["content"] for r in fresh])
+                self.index.upsert(project, [r["id"] for r in fresh], vectors,
+                                  [metadata(r) for r in fresh])
+            self.index.update_meta(project, [r["id"] for r in meta], [metadata(r) for r in meta])

@@ -1,0 +1,60 @@
+"""A background thread that drains the outbox whenever a write kicks it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from memls.index.outbox import Indexer
+
+log = logging.getLogger(__name__)
+
+
+class IndexWorker:
+    def __init__(self, indexer: Indexer, *, retry_seconds: float = 5.0,
+                 gather_seconds: float = 0.02) -> None:
+        self.indexer = indexer
+        self.retry_seconds = retry_seconds
+        self.gather_seconds = gather_seconds  # let a burst of writes gather into one batch
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name="memls-indexer", daemon=True)
+        self._thread.start()
+
+    def kick(self) -> None:
+        self._idle.clear()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stop:
+            self._wake.wait(timeout=self.retry_seconds)
+            self._wake.clear()
+            if self._stop:
+                break
+            time.sleep(self.gather_seconds)
+            try:
+                self.indexer.drain()
+            except Exception as exc:  # noqa: BLE001 - kept in the outbox, retried later
+                log.warning("indexing failed, will retry: %s", exc)
+            if self.indexer.pending() == 0 or self.indexer.last_error:
+                self._idle.set()
+
+    def flush(self, timeout: float = 60.0) -> bool:
+        """Wait until the outbox is empty (or indexing fails); True when empty."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.indexer.pending() == 0:
+                return True
+            self._idle.clear()
+            self._wake.set()
+            self._idle.wait(timeout=min(1.0, max(0.0, deadline - time.monotonic())))
+            if self.indexer.last_error and self.indexer.pending():
+                return False
+        return self.indexer.pending() == 0
+
+    def stop(self) -> None:
+        self._stop = True
+        self._wake.set()
+        self._thread.join(timeout=10)

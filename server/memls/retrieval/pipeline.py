@@ -1,0 +1,197 @@
+"""The query pipeline. Hard filters (project, validity, status, trust) are applied by every
+candidate source (SQL for BM25, `where` for Chroma) AND again by the final SQL fetch of the
+fused candidates, so no path, shortcut or cache can return a memory the filters exclude."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from memls import protocol, timeutil
+from memls.retrieval import boosts, fusion
+from memls.scope import Visibility
+from memls.store import records
+
+if TYPE_CHECKING:
+    from memls.engine import Engine
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    candidates: int = 50          # per source, before fusion
+    lexical_weight: float = 0.5   # score fusion weight of BM25
+    fusion: str = "score"         # "score" | "rrf"
+    rerank: bool = True
+    rerank_depth: int = 30        # how many fused results the cross-encoder re-scores
+    interactive_depth: int = 8    # the shallow setting for as-you-type use
+    rerank_mode: str = "gated"    # "gated" | "replace" | "rrf"
+    rerank_floor: float = -4.0    # gated: the head is re-ordered only if some logit reaches it
+    boosts: bool = True
+    query_prefix: str = ""        # embedder query instruction (measured; empty by default)
+
+
+def _match(text: str) -> str | None:
+    words = list(dict.fromkeys(_WORD.findall(text)))
+    if not words:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def lexical(engine: Engine, seen: Visibility, text: str, n: int) -> dict[str, float]:
+    """BM25 candidates (higher is better), hard filters in the same statement."""
+    match = _match(text)
+    if match is None:
+        return {}
+    where, args = seen.where("m")
+    rows = engine.db.read(
+        f"SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
+        f"JOIN memories m ON m.seq = memories_fts.rowid "
+        f"WHERE memories_fts MATCH ? AND {where} ORDER BY rank, m.seq LIMIT ?",
+        (match, *args, n),
+    )
+    return {row["id"]: -row["rank"] for row in rows}
+
+
+def vector(engine: Engine, seen: Visibility, text: str, n: int,
+           config: RetrievalConfig) -> dict[str, float]:
+    """Cosine candidates from Chroma, hard filters as `where` on each project's collection."""
+    qv = engine.models.embedder.embed([config.query_prefix + text])[0]
+    where = seen.chroma_where()
+    found: dict[str, float] = {}
+    for project in seen.projects:
+        for memory_id, cosine in engine.index.search(project, qv, n, where):
+            found[memory_id] = max(cosine, found.get(memory_id, -1.0))
+    return found
+
+
+def search(engine: Engine, params: protocol.QueryParams, project: str,
+           config: RetrievalConfig) -> protocol.QueryResult:
+    started = time.perf_counter()
+    seen = engine.visibility(project, valid_at=params.valid_at, as_of=params.as_of,
+                             include_user=params.include_user, types=params.types)
+    degraded: list[str] = []
+    n = max(config.candidates, params.k)
+    lex = lexical(engine, seen, params.query, n)
+    vec: dict[str, float] = {}
+    if engine.vectors_enabled and params.mode != "lexical":
+        try:
+            vec = vector(engine, seen, params.query, n, config)
+        except Exception as exc:  # degraded loudly: the result says why
+            degraded.append(f"vector search unavailable: {exc}")
+    elif not engine.vectors_enabled:
+        degraded.append("vector search is switched off (settings: vectors = false)")
+    if config.fusion == "rrf":
+        fused = fusion.rrf(sorted(lex, key=lex.get, reverse=True),
+                           sorted(vec, key=vec.get, reverse=True))
+    else:
+        fused = fusion.score_fusion(lex, vec, lexical_weight=config.lexical_weight)
+    if not fused:
+        return protocol.QueryResult(project=project, results=[], degraded=degraded)
+
+    # The final gate: fetch the candidates through the same hard filters.
+    where, args = seen.where("m")
+    ids = list(fused)
+    with engine.db.transaction(write=False) as conn:
+        rows = conn.execute(
+            f"SELECT {records.COLUMNS} FROM memories m WHERE m.id IN "
+            f"({', '.join('?' for _ in ids)}) AND {where}",
+            (*ids, *args),
+        ).fetchall()
+        memories = records.to_memories(conn, rows)
+    now_us = timeutil.to_micros(seen.now)
+    scored = []
+    for m in memories:
+        factors = {"type": 1.0, "decay": 1.0, "feedback": 1.0}
+        if config.boosts:
+            factors = {
+                "type": boosts.type_weight(m.type),
+                "decay": boosts.decay(m.type, now_us - timeutil.to_micros(m.valid_from)),
+                "feedback": boosts.feedback(m.feedback_score),
+            }
+        boost = math.prod(factors.values())
+        scored.append((fused[m.id] * boost, boost, factors, m))
+    scored.sort(key=lambda item: (-item[0], item[3].id))
+
+    # Dedup: one result per canonical text (a superseded copy of the same words, say).
+    seen_hashes: set[str] = set()
+    unique = []
+    for item in scored:
+        if item[3].canonical_hash not in seen_hashes:
+            seen_hashes.add(item[3].canonical_hash)
+            unique.append(item)
+
+    depth = 0
+    if config.rerank and params.rerank is not False and params.mode != "lexical":
+        depth = config.interactive_depth if params.mode == "interactive" else config.rerank_depth
+        if params.rerank_depth is not None:
+            depth = params.rerank_depth
+    logits: list[float] | None = None
+    head = unique[:depth]
+    if head and engine.models is not None:
+        reranker = engine.models.reranker
+        if reranker.enabled:
+            try:
+                logits = [float(x) for x in
+                          reranker.rerank(params.query, [item[3].content for item in head])]
+            except Exception as exc:
+                degraded.append(f"reranking unavailable: {exc}")
+        # switched off on purpose (MEMLS_RERANK=0, setting): not degraded, explain shows "fused"
+    elif head and engine.models is None:
+        degraded.append("reranking unavailable: models are not loaded (vectors = false)")
+
+    results: list[protocol.QueryHit] = []
+    ordered = _order(unique, logits, config)
+    for final, item, logit, reordered in ordered[: params.k]:
+        fused_score, boost, factors, m = item
+        explain = None
+        if params.explain:
+            explain = protocol.Explain(
+                bm25=round(lex[m.id], 6) if m.id in lex else None,
+                vector=round(vec[m.id], 6) if m.id in vec else None,
+                fused=round(fused[m.id], 6),
+                boosts={k: round(v, 6) for k, v in factors.items()},
+                rerank=round(logit, 6) if logit is not None else None,
+                stage="rerank" if reordered else "fused",
+            )
+        fields = {f: getattr(m, f) for f in m.__struct_fields__}
+        results.append(protocol.QueryHit(**fields, score=round(final, 6), explain=explain))
+    took = (time.perf_counter() - started) * 1000
+    return protocol.QueryResult(project=project, results=results, degraded=degraded,
+                                took_ms=round(took, 3))
+
+
+def _order(unique, logits, config):
+    """(final score, item, cross-encoder logit or None, re-ordered by it) in result order."""
+    if not logits:
+        return [(item[0], item, None, False) for item in unique]
+    head, tail = unique[: len(logits)], unique[len(logits):]
+    confident = max(logits) >= config.rerank_floor
+    if config.rerank_mode == "gated" and not confident:
+        # no passage in the head looks like an answer: keep the fused order
+        return [(item[0], item, logits[i] if i < len(logits) else None, False)
+                for i, item in enumerate(unique)]
+    if config.rerank_mode == "rrf":
+        by_fused = list(range(len(head)))
+        by_ce = sorted(by_fused, key=lambda i: -logits[i])
+        rr = fusion.rrf([str(i) for i in by_fused], [str(i) for i in by_ce])
+        keyed = [(rr[str(i)], head[i], logits[i]) for i in range(len(head))]
+    else:  # "replace" and confident "gated": the cross-encoder orders the head, boosts kept
+        keyed = [(_sigmoid(logits[i]) * head[i][1], head[i], logits[i]) for i in range(len(head))]
+    keyed.sort(key=lambda x: (-x[0], x[1][3].id))
+    # Head scores sit above every tail score: 1 + value in the head; value / (1 + value) after.
+    out = [(1.0 + k, item, logit, True) for k, item, logit in keyed]
+    out += [(item[0] / (1.0 + item[0]), item, None, False) for item in tail]
+    return out
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def with_overrides(config: RetrievalConfig, **changes) -> RetrievalConfig:
+    return replace(config, **{k: v for k, v in changes.items() if v is not None})
