@@ -1,0 +1,228 @@
+"""Contradiction scorer quality and speed on the labelled pairs.
+
+    python benchmarks/conflicts.py [--data PATH] [--json OUT] [--repeat N] [--models]
+
+Prints precision, recall and F1 of `memls.conflicts.score_pair` on tests/data/conflict_pairs.jsonl,
+accuracy per category, every false positive and false negative, and the mean time per pair.
+Without --models the scorer gates on its own lexical similarity. --models is the hook for a
+model similarity `(new, existing) -> (similarity, kind)`; it is not wired yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shlex
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "server"))
+
+from memls.conflicts import scorer  # noqa: E402
+from memls.conflicts.scorer import Verdict, score_pair  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "conflict_pairs.jsonl"
+TARGETS = {"precision": 0.95, "recall": 0.80, "mean_us_per_pair": 1000.0}
+
+#: (new, existing) -> (similarity, kind) with kind "cosine" or "probability".
+SimilarityFn = Callable[[str, str], tuple[float, str]]
+
+
+def model_similarity() -> SimilarityFn:
+    """HOOK for --models: return a function giving the model similarity of a pair, e.g. the
+    bge-small cosine of the two embeddings (kind "cosine") or the ms-marco cross-encoder
+    probability (kind "probability") from memls.models (Embedder / Reranker). Not wired yet."""
+    raise NotImplementedError(
+        "model similarity is not wired into benchmarks/conflicts.py yet: implement "
+        "model_similarity() with memls.models (embedder cosine or cross-encoder probability)"
+    )
+
+
+def load(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def judge(row: dict, similarity: SimilarityFn | None) -> Verdict:
+    if similarity is None:
+        return score_pair(row["new"], row["existing"])
+    value, kind = similarity(row["new"], row["existing"])
+    return score_pair(
+        row["new"], row["existing"], similarity=value,
+        similarity_kind=kind,  # type: ignore[arg-type]
+    )
+
+
+def evaluate(rows: list[dict], similarity: SimilarityFn | None = None) -> dict:
+    tp = fp = fn = tn = 0
+    per_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    false_positives, false_negatives = [], []
+    for row in rows:
+        verdict = judge(row, similarity)
+        truth, said = bool(row["contradiction"]), verdict.contradiction
+        per_category[row["category"]][0] += 1
+        per_category[row["category"]][1] += int(truth == said)
+        if truth and said:
+            tp += 1
+        elif said:
+            fp += 1
+            false_positives.append(_case(row, verdict))
+        elif truth:
+            fn += 1
+            false_negatives.append(_case(row, verdict))
+        else:
+            tn += 1
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "pairs": len(rows),
+        "contradicting": tp + fn,
+        "compatible": fp + tn,
+        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
+        "f1": round(f1, 4),
+        "accuracy": round((tp + tn) / len(rows), 4) if rows else 0.0,
+        "per_category": {
+            name: {"pairs": n, "correct": ok, "accuracy": round(ok / n, 4)}
+            for name, (n, ok) in sorted(per_category.items())
+        },
+        "false_positives": false_positives,
+        "false_negatives": false_negatives,
+    }
+
+
+def _case(row: dict, verdict: Verdict) -> dict:
+    return {
+        "category": row["category"],
+        "new": row["new"],
+        "existing": row["existing"],
+        "confidence": verdict.confidence,
+        "similarity": verdict.similarity,
+        "signals": [f"{s.kind}({s.weight}): {', '.join(s.triggers)}" for s in verdict.signals],
+    }
+
+
+def speed(rows: list[dict], repeat: int, similarity: SimilarityFn | None) -> dict:
+    """Mean scorer time per pair; with a model, the model's time is excluded (precomputed)."""
+    given = [None if similarity is None else similarity(r["new"], r["existing"]) for r in rows]
+    rounds = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        for row, sim in zip(rows, given):
+            if sim is None:
+                score_pair(row["new"], row["existing"])
+            else:
+                value, kind = sim
+                score_pair(
+                    row["new"], row["existing"], similarity=value,
+                    similarity_kind=kind,  # type: ignore[arg-type]
+                )
+        rounds.append((time.perf_counter() - started) / len(rows) * 1e6)
+    return {
+        "repetitions": repeat,
+        "pairs_per_repetition": len(rows),
+        "mean_us_per_pair": round(statistics.fmean(rounds), 1),
+        "best_round_us_per_pair": round(min(rounds), 1),
+    }
+
+
+def table(rows: list[tuple[str, str]], head: tuple[str, str]) -> list[str]:
+    width = max(len(head[0]), *(len(k) for k, _ in rows))
+    out = [f"| {head[0]:<{width}} | {head[1]} |",
+           f"|{'-' * (width + 2)}|{'-' * (len(head[1]) + 2)}|"]
+    out += [f"| {k:<{width}} | {v} |" for k, v in rows]
+    return out
+
+
+def report(command: str, data: Path, result: dict, timing: dict, source: str) -> str:
+    met = {
+        "precision": result["precision"] >= TARGETS["precision"],
+        "recall": result["recall"] >= TARGETS["recall"],
+        "speed": timing["mean_us_per_pair"] <= TARGETS["mean_us_per_pair"],
+    }
+    lines = [
+        f"$ {command}",
+        f"data {data} ({result['pairs']} pairs: {result['contradicting']} contradicting, "
+        f"{result['compatible']} compatible); similarity gate: {source}; "
+        f"python {platform.python_version()} on {platform.machine()}",
+        "",
+    ]
+    lines += table(
+        [
+            ("precision", f"{result['precision']:.3f} (target >= {TARGETS['precision']}) "
+                          f"{'ok' if met['precision'] else 'MISSED'}"),
+            ("recall", f"{result['recall']:.3f} (target >= {TARGETS['recall']}) "
+                       f"{'ok' if met['recall'] else 'MISSED'}"),
+            ("F1", f"{result['f1']:.3f}"),
+            ("accuracy", f"{result['accuracy']:.3f}"),
+            ("TP / FP / FN / TN",
+             f"{result['tp']} / {result['fp']} / {result['fn']} / {result['tn']}"),
+            ("mean µs per pair", f"{timing['mean_us_per_pair']} over {timing['repetitions']} x "
+                                 f"{timing['pairs_per_repetition']} pairs (target <= 1000) "
+                                 f"{'ok' if met['speed'] else 'MISSED'}"),
+            ("threshold / gate",
+             f"confidence >= {scorer.CONTRADICTION_THRESHOLD}; lexical gate "
+             f"{scorer.LEXICAL_SIMILARITY_MIN}..{scorer.LEXICAL_SIMILARITY_FULL}"),
+        ],
+        ("measure", "result"),
+    )
+    lines += ["", "per category:", ""]
+    lines += table(
+        [
+            (name, f"{c['correct']}/{c['pairs']} = {c['accuracy']:.2f}")
+            for name, c in result["per_category"].items()
+        ],
+        ("category", "correct"),
+    )
+    for title, cases in (("false positives", result["false_positives"]),
+                         ("false negatives", result["false_negatives"])):
+        lines += ["", f"{title} ({len(cases)}):"]
+        for case in cases:
+            lines.append(
+                f"- [{case['category']}] new: {case['new']!r} | existing: {case['existing']!r} "
+                f"| confidence {case['confidence']}, similarity {case['similarity']}"
+                + (f" | {'; '.join(case['signals'])}" if case["signals"] else " | no signal")
+            )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="labelled pairs (JSON lines)")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--repeat", type=int, default=50, help="timing repetitions over the set")
+    parser.add_argument("--models", action="store_true",
+                        help="gate on a model similarity (hook: model_similarity, not wired yet)")
+    args = parser.parse_args()
+    command = shlex.join(["python", "benchmarks/conflicts.py", *sys.argv[1:]])
+
+    similarity: SimilarityFn | None = None
+    if args.models:
+        try:
+            similarity = model_similarity()
+        except NotImplementedError as exc:
+            print(f"--models: {exc}", file=sys.stderr)
+            return 2
+    rows = load(args.data)
+    result = evaluate(rows, similarity)
+    timing = speed(rows, max(1, args.repeat), similarity)
+    source = "model" if similarity else "lexical (no models)"
+    print(report(command, args.data, result, timing, source))
+    if args.json:
+        payload = {"command": command, "data": str(args.data), "similarity": source,
+                   "python": platform.python_version(), "speed": timing, **result}
+        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+        args.json.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
