@@ -35,13 +35,23 @@ SimilarityFn = Callable[[str, str], tuple[float, str]]
 
 
 def model_similarity() -> SimilarityFn:
-    """HOOK for --models: return a function giving the model similarity of a pair, e.g. the
-    bge-small cosine of the two embeddings (kind "cosine") or the ms-marco cross-encoder
-    probability (kind "probability") from memls.models (Embedder / Reranker). Not wired yet."""
-    raise NotImplementedError(
-        "model similarity is not wired into benchmarks/conflicts.py yet: implement "
-        "model_similarity() with memls.models (embedder cosine or cross-encoder probability)"
-    )
+    """--models: the bge-small cosine of the two texts (the similarity the engine passes at
+    write time, where Chroma gives it). Embeddings are cached per text, so the speed loop
+    measures the scorer, not the embedder."""
+    from memls.models import ModelRuntime
+
+    runtime = ModelRuntime(rerank=False)
+    cache: dict[str, object] = {}
+
+    def vector(text: str):
+        if text not in cache:
+            cache[text] = runtime.embedder.embed([text])[0]
+        return cache[text]
+
+    def similarity(new: str, existing: str) -> tuple[float, str]:
+        return float(vector(new) @ vector(existing)), "cosine"
+
+    return similarity
 
 
 def load(path: Path) -> list[dict]:
@@ -200,7 +210,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--repeat", type=int, default=50, help="timing repetitions over the set")
     parser.add_argument("--models", action="store_true",
-                        help="gate on a model similarity (hook: model_similarity, not wired yet)")
+                        help="gate on the bge-small embedding cosine instead of token overlap")
     args = parser.parse_args()
     command = shlex.join(["python", "benchmarks/conflicts.py", *sys.argv[1:]])
 
@@ -208,7 +218,7 @@ def main() -> int:
     if args.models:
         try:
             similarity = model_similarity()
-        except NotImplementedError as exc:
+        except Exception as exc:  # noqa: BLE001 - a missing model is reported, exit 2
             print(f"--models: {exc}", file=sys.stderr)
             return 2
     rows = load(args.data)
