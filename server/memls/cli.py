@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -37,6 +38,8 @@ FLAGS = {
     "sourceUri": "--source", "derivedFrom": "--derived-from", "query": "--query",
     "limit": "--limit", "state": "--state", "status": "--status", "trust": "--trust",
     "text": "TEXT", "id": "ID", "old": "OLD", "signal": "SIGNAL", "file": "FILE",
+    "a": "A", "b": "B", "action": "--action", "new": "TEXT_A", "existing": "TEXT_B",
+    "texts": "TEXT_A TEXT_B",
 }
 
 ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
@@ -108,20 +111,48 @@ def store(
     valid_until: Optional[str] = typer.Option(None, "--valid-until", help="ISO 8601."),
     source: Optional[str] = typer.Option(None, "--source", help="Source URI."),
     force: bool = typer.Option(False, "--force", help="Store content that was forgotten."),
+    wait: bool = typer.Option(False, "--wait",
+                              help="Wait for the contradiction check and print what it found."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Store a memory (a duplicate returns the existing id)."""
-    r: protocol.StoreResult = _call("store", protocol.StoreParams, {
+    data = {
         "text": text, "project": project, "type": type, "validFrom": valid_from,
         "validUntil": valid_until, "sourceUri": source, "force": force,
-    })
+    }
+    params = protocol.parse(protocol.StoreParams, {k: v for k, v in data.items() if v is not None})
+    if params.project is None:
+        raise InvalidInput("a project is required (there is no default project)",
+                           field="project")
+    found: list[protocol.Conflict] = []
+    with Engine.open(State.data_dir, front="cli") as engine:
+        r = engine.store(params)
+        if wait:
+            engine.flush()
+            found = engine.conflicts(protocol.ConflictsParams(project=r.project, id=r.id)).conflicts
     if r.duplicate:
         human = f"duplicate: {r.id} already holds this content in {r.project!r}"
     else:
         human = f"stored {r.id} in {r.project!r}"
         if r.tombstone_cleared:
             human += " (its tombstone was cleared)"
+    if wait:
+        human += "\n" + (_conflict_lines(found, r.id) or "no contradiction found")
+        if as_json:
+            sys.stdout.write(protocol.encode_json(
+                {**protocol.to_wire(r), "conflicts": protocol.to_wire(found)}).decode() + "\n")
+            return
     _emit(r, as_json, human)
+
+
+def _conflict_lines(conflicts: list[protocol.Conflict], memory_id: str) -> str:
+    lines = []
+    for c in conflicts:
+        kinds = ", ".join(s.kind for s in c.signals)
+        other = c.older if c.newer.id == memory_id else c.newer
+        lines.append(f"contradicts {other.id} ({c.confidence:.2f}; {kinds}"
+                     f"{'; proposes supersede' if c.proposal else ''}): {other.content[:90]}")
+    return "\n".join(lines)
 
 
 @app.command()
@@ -328,6 +359,62 @@ def maintain(
     lines = [] if failed else [f"expired {len(r.expired)}, retried {r.retried}"]
     lines += [f"failed {d.operation} {d.memory_id} x{d.attempts}: {d.error}" for d in r.failed]
     _emit(r, as_json, "\n".join(lines) or "(no failed operations)")
+
+
+@app.command()
+def conflicts(
+    texts: Optional[list[str]] = typer.Argument(None, help="Two texts: score this pair."),
+    project: Optional[str] = ProjectOpt,
+    id: Optional[str] = typer.Option(None, "--id", help="Only pairs involving this memory."),
+    status: str = typer.Option("open", "--status", help="open, dismissed, resolved or all."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """With TEXT_A TEXT_B: the verdict for that pair. Without: the project's contradictions."""
+    if texts:
+        if len(texts) != 2:
+            raise InvalidInput("give two texts (the new statement, then the existing one)",
+                               field="texts")
+        params = protocol.parse(protocol.CheckPairParams,
+                                {"new": texts[0], "existing": texts[1]})
+        with tempfile.TemporaryDirectory() as scratch:  # scoring a pair touches no store
+            with Engine.open(Path(scratch), front="cli") as engine:
+                v = engine.check_pair(params)
+        if as_json:
+            print(json.dumps({"contradiction": v.contradiction,
+                              "confidence": round(v.confidence, 4),
+                              "signals": protocol.to_wire(v.signals),
+                              "similarity": round(v.similarity, 4),
+                              "similaritySource": v.similarity_source,
+                              "updateMarker": v.update_marker}))
+        else:
+            print(f"{'contradiction' if v.contradiction else 'no contradiction'} "
+                  f"(confidence {v.confidence:.2f}, {v.similarity_source} similarity "
+                  f"{v.similarity:.2f})")
+            for sig in v.signals:
+                print(f"  {sig.kind} {sig.weight:.2f}: {', '.join(sig.triggers)}")
+        return
+    r = _call("conflicts", protocol.ConflictsParams, {
+        "project": project, "id": id, "status": None if status == "all" else status})
+    lines = [f"{c.status:<9} {c.newer.id} vs {c.older.id} ({c.confidence:.2f})\n"
+             f"    new: {c.newer.content[:100]}\n    old: {c.older.content[:100]}"
+             for c in r.conflicts]
+    _emit(r, as_json, "\n".join(lines) or f"(no {status} contradictions)")
+
+
+@app.command()
+def resolve(
+    a: str = typer.Argument(..., help="One memory of the pair."),
+    b: str = typer.Argument(..., help="The other."),
+    action: str = typer.Option(..., "--action",
+                               help="dismiss (not a contradiction), resolve, or supersede."),
+    project: Optional[str] = ProjectOpt,
+    note: Optional[str] = typer.Option(None, "--note"),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Act on a detected contradiction."""
+    r = _call("resolve", protocol.ResolveParams,
+              {"a": a, "b": b, "action": action, "project": project, "note": note})
+    _emit(r, as_json, f"{r.conflict.newer.id} vs {r.conflict.older.id}: {r.conflict.status}")
 
 
 @app.command()

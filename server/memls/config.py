@@ -46,6 +46,7 @@ class Settings:
     embedder_dir: str | None = None      # [models] embedder_dir: a folder with model.onnx
     reranker_dir: str | None = None      # [models] reranker_dir
     rerank: bool = True                  # [models] rerank, or $MEMLS_RERANK=0
+    auto_supersede: bool = False         # [conflicts] auto_supersede: act on update markers
 
 
 def load_settings(directory: Path) -> Settings:
@@ -60,6 +61,7 @@ def load_settings(directory: Path) -> Settings:
         raise InvalidInput(f"{path}: [ttl_days] maps memory types to positive days",
                            field="ttl_days")
     index, models = raw.get("index", {}), raw.get("models", {})
+    conflicts = raw.get("conflicts", {})
     return Settings(
         ttl_days={str(k): float(v) for k, v in ttl.items()},
         vectors=bool(index.get("vectors", True)),
@@ -67,6 +69,7 @@ def load_settings(directory: Path) -> Settings:
         embedder_dir=models.get("embedder_dir"),
         reranker_dir=models.get("reranker_dir"),
         rerank=bool(models.get("rerank", True)),
+        auto_supersede=bool(conflicts.get("auto_supersede", False)),
     )
 
 

@@ -7,6 +7,7 @@ takes a params Struct from `memls.protocol` and returns a result Struct.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -16,7 +17,7 @@ from typing import Any
 
 from memls import lifecycle, protocol, textnorm, timeutil
 from memls.config import Settings, data_dir, ensure_private_dir, load_settings
-from memls.errors import InvalidInput, NotFound, Refused
+from memls.errors import InvalidInput, MemlsError, NotFound, Refused
 from memls.ownership import OwnerLock
 from memls.scope import USER_PROJECT, Visibility, project_key
 from memls.index import outbox
@@ -25,6 +26,7 @@ from memls.store import records
 from memls.store.db import DB_NAME, Database
 
 MAX_TEXT = 64 * 1024
+log = logging.getLogger("memls.engine")
 
 Clock = Callable[[], str]
 
@@ -54,6 +56,7 @@ class Engine:
         self.index = None
         self.indexer = None
         self.worker = None
+        self.listeners: list[Callable[[str, Any], None]] = []
 
     @property
     def vectors_enabled(self) -> bool:
@@ -66,8 +69,10 @@ class Engine:
         """
         from memls.index.chroma import VectorIndex
         from memls.index.outbox import Indexer
-        from memls.index.worker import IndexWorker
         from memls.models import ModelRuntime
+
+        if self.indexer is None:
+            self.indexer = Indexer(self.db, None, None, after_index=self._after_index)
 
         self._own_models = models is None
         self.models = models or ModelRuntime(
@@ -76,9 +81,19 @@ class Engine:
             rerank=self.settings.rerank,
         )
         self.index = VectorIndex(self.directory, url=self.settings.chroma_url)
-        self.indexer = Indexer(self.db, self.index, self.models.embedder)
-        self.worker = IndexWorker(self.indexer)
-        self.worker.kick()  # start-up drain: whatever a crash left in the outbox
+        self.indexer.index = self.index
+        self.indexer.embedder = self.models.embedder
+
+    def start_worker(self) -> None:
+        """The background drain of the outbox (index + contradiction check)."""
+        from memls.index.outbox import Indexer
+        from memls.index.worker import IndexWorker
+
+        if self.indexer is None:
+            self.indexer = Indexer(self.db, None, None, after_index=self._after_index)
+        if self.worker is None:
+            self.worker = IndexWorker(self.indexer)
+            self.worker.kick()  # start-up drain: whatever a crash left in the outbox
 
     def _kick(self) -> None:
         if self.worker is not None:
@@ -119,6 +134,7 @@ class Engine:
                      retrieval=retrieval)
         if settings.vectors if vectors is None else vectors:
             engine.attach_vectors(models)
+        engine.start_worker()
         return engine
 
     def close(self, flush_timeout: float = 60.0) -> None:
@@ -348,6 +364,11 @@ class Engine:
                 (new["id"], old["id"], project, now),
             )
             outbox.enqueue(conn, project, old["id"], "meta", now)
+            conn.execute(
+                "UPDATE edges SET status = 'resolved', closed_at = ? WHERE kind = 'contradicts' "
+                "AND status = 'open' AND ((src = ? AND dst = ?) OR (src = ? AND dst = ?))",
+                (now, old["id"], new["id"], new["id"], old["id"]),
+            )
             self._audit(conn, project, "supersede", old["id"], now, by=new["id"], validUntil=until)
             old_m, new_m = records.to_memories(conn, [
                 records.fetch(conn, project, old["id"]), records.fetch(conn, project, new["id"])
@@ -506,6 +527,132 @@ class Engine:
             index_pending=count("outbox"),
             degraded=self.degraded(),
         )
+
+    # ------------------------------------------------------------ contradictions
+
+    def _after_index(self, project: str, rows: list, vectors) -> None:
+        """Runs on the indexer thread after new memories are embedded: detect, record, tell."""
+        from memls.conflicts import detector, resolver
+
+        for i, row in enumerate(rows):
+            findings = detector.detect(self, row, None if vectors is None else vectors[i])
+            if not findings:
+                continue
+            now = self.clock()
+            written = []
+            with self._write() as conn:
+                if records.fetch(conn, project, row["id"]) is None:
+                    continue  # forgotten meanwhile
+                for f in findings:
+                    if resolver.record(conn, project, f.newer, f.older, f.verdict, now):
+                        written.append(f)
+                        self._audit(conn, project, "conflict_detected", f.newer["id"], now,
+                                    older=f.older["id"],
+                                    confidence=round(f.verdict.confidence, 4))
+            for f in written:
+                if (self.settings.auto_supersede
+                        and resolver.proposes_supersede(f.verdict, f.newer, f.older)):
+                    try:
+                        self.resolve(protocol.ResolveParams(
+                            a=f.newer["id"], b=f.older["id"], action="supersede",
+                            project=project, note="auto_supersede"))
+                    except MemlsError as exc:
+                        log.warning("auto supersede failed: %s", exc)
+            if written:
+                found = self.conflicts(protocol.ConflictsParams(project=project, id=row["id"]))
+                self._notify("memory/conflicts", protocol.ConflictsNotification(
+                    project=project, id=row["id"], conflicts=found.conflicts))
+
+    def _notify(self, method: str, payload: Any) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(method, payload)
+            except Exception:  # noqa: BLE001 - a front's failure is not the engine's
+                log.exception("listener failed for %s", method)
+
+    def _conflict(self, conn: sqlite3.Connection, edge: sqlite3.Row) -> protocol.Conflict:
+        detail = json.loads(edge["detail"])
+        newer, older = records.to_memories(conn, [
+            records.fetch(conn, edge["project"], detail["newer"]),
+            records.fetch(conn, edge["project"], detail["older"]),
+        ])
+        return protocol.Conflict(
+            project=edge["project"], status=edge["status"], confidence=edge["confidence"],
+            similarity=detail["similarity"], similarity_source=detail["similaritySource"],
+            signals=[protocol.Signal(**s) for s in detail["signals"]],
+            newer=newer, older=older, detected_at=edge["created_at"],
+            proposal=detail.get("proposal"), closed_at=edge["closed_at"],
+        )
+
+    def conflicts(self, params: protocol.ConflictsParams) -> protocol.ConflictsResult:
+        """Detected contradictions of the project (one entry per pair)."""
+        project = project_key(params.project)
+        clauses, args = ["e.project = ?", "e.kind = 'contradicts'",
+                         "e.src = json_extract(e.detail, '$.newer')"], [project]
+        if params.status is not None:
+            clauses.append("e.status = ?")
+            args.append(params.status)
+        if params.id is not None:
+            clauses.append("(e.src = ? OR e.dst = ?)")
+            args += [params.id.strip(), params.id.strip()]
+        with self.db.transaction(write=False) as conn:
+            edges = conn.execute(
+                f"SELECT e.* FROM edges e WHERE {' AND '.join(clauses)} "
+                "ORDER BY e.created_at DESC, e.src LIMIT ?",
+                (*args, params.limit),
+            ).fetchall()
+            return protocol.ConflictsResult(
+                project=project, conflicts=[self._conflict(conn, e) for e in edges])
+
+    def resolve(self, params: protocol.ResolveParams) -> protocol.ResolveResult:
+        """Dismiss (remembered by content), resolve, or supersede the older by the newer."""
+        from memls.conflicts import resolver
+
+        project = project_key(params.project)
+        note = self._text(params.note, "note", required=False)
+        now = self.clock()
+        with self._write() as conn:
+            a = self._require(conn, project, params.a, "a")
+            b = self._require(conn, project, params.b, "b")
+            edge = conn.execute(
+                "SELECT * FROM edges WHERE kind = 'contradicts' AND src = ? AND dst = ?",
+                (a["id"], b["id"]),
+            ).fetchone()
+            if edge is None:
+                raise NotFound(f"no contradiction between {a['id']} and {b['id']}", field="b")
+            detail = json.loads(edge["detail"])
+            if params.action == "supersede":
+                self.supersede(protocol.SupersedeParams(
+                    old=detail["older"], by=detail["newer"], project=project))
+            if params.action == "dismiss":
+                resolver.remember_dismissal(conn, project, a["canonical_hash"],
+                                            b["canonical_hash"], now, note)
+            status = "dismissed" if params.action == "dismiss" else "resolved"
+            resolver.close(conn, a["id"], b["id"], status, now)
+            self._audit(conn, project, f"conflict_{status}", detail["newer"], now,
+                        older=detail["older"], action=params.action)
+            edge = conn.execute(
+                "SELECT * FROM edges WHERE kind = 'contradicts' AND src = ? AND dst = ?",
+                (detail["newer"], detail["older"]),
+            ).fetchone()
+            conflict = self._conflict(conn, edge)
+        self._kick()
+        return protocol.ResolveResult(project=project, conflict=conflict)
+
+    def check_pair(self, params: protocol.CheckPairParams) -> protocol.Verdict:
+        """The verdict for one pair of texts, gated by the embedder's cosine when it runs."""
+        from memls.conflicts.scorer import score_pair
+
+        new = self._text(params.new, "new")
+        existing = self._text(params.existing, "existing")
+        cosine = None
+        if self.models is not None:
+            try:
+                vectors = self.models.embedder.embed([new, existing])
+                cosine = float(vectors[0] @ vectors[1])
+            except MemlsError:
+                cosine = None  # the lexical gate; the verdict says "lexical"
+        return score_pair(new, existing, similarity=cosine, similarity_kind="cosine")
 
     def degraded(self) -> list[str]:
         """Every reason retrieval is weaker than configured; empty when all is well."""

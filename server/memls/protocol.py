@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from memls.conflicts.scorer import Signal, Verdict
 from memls.errors import InvalidInput
 
 MemoryType = Literal[
@@ -322,6 +323,65 @@ class DoctorResult(Wire):
     missing: list[str] = []
     extra: list[str] = []
     stale: list[str] = []
+
+
+class Conflict(Wire):
+    """Two memories of one project that contradict each other (both edges carry this)."""
+
+    project: str
+    status: Literal["open", "dismissed", "resolved"]
+    confidence: float
+    similarity: float
+    similarity_source: str
+    signals: list[Signal]
+    newer: Memory
+    older: Memory
+    detected_at: str
+    proposal: Literal["supersede"] | None = None
+    closed_at: str | None = None
+
+
+class ConflictsParams(Wire):
+    project: Project | None = None
+    id: MemoryId | None = None
+    status: Literal["open", "dismissed", "resolved"] | None = "open"
+    limit: Limit = 100
+
+
+class ConflictsResult(Wire):
+    project: str
+    conflicts: list[Conflict]
+
+
+class ResolveParams(Wire):
+    """Act on a detected pair: dismiss ("not a contradiction"), resolve, or supersede the
+    older statement by the newer one."""
+
+    a: MemoryId
+    b: MemoryId
+    action: Literal["dismiss", "resolve", "supersede"]
+    project: Project | None = None
+    note: str | None = None
+
+
+class ResolveResult(Wire):
+    project: str
+    conflict: Conflict
+
+
+class CheckPairParams(Wire):
+    """Score one pair of texts (no store involved)."""
+
+    new: str
+    existing: str
+
+
+class ConflictsNotification(Wire):
+    """memory/conflicts (server to client): contradictions found for a stored memory."""
+
+    project: str
+    id: str
+    conflicts: list[Conflict]
 
 
 class DeadLettersResult(Wire):

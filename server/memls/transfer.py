@@ -22,7 +22,7 @@ FORMAT_VERSION = 1
 # Parents before children (edges point at memories).
 TABLES = (
     "memories", "edges", "feedback", "trust_transitions", "forgetting_log", "tombstones",
-    "audit", "dead_letters", "maintenance_runs",
+    "audit", "dead_letters", "maintenance_runs", "conflict_dismissals",
 )
 
 

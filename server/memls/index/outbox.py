@@ -7,7 +7,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from memls.index.chroma import VectorIndex, metadata
 from memls.store import records
@@ -34,13 +35,25 @@ def enqueue_project(conn: sqlite3.Connection, project: str, at: str) -> int:
     return cur.rowcount
 
 
-class Indexer:
-    """Applies outbox rows to the vector index, one batch at a time, one drain at a time."""
+AfterIndex = Callable[[str, list[sqlite3.Row], Any], None]
 
-    def __init__(self, db: Database, index: VectorIndex, embedder: Embedder) -> None:
+
+class Indexer:
+    """Applies outbox rows to the vector index, one batch at a time, one drain at a time.
+
+    With vectors off (`index` None) the rows are consumed without a Chroma write. Either way,
+    `after_index(project, new rows, their vectors or None)` runs once per new memory: the
+    write-time contradiction check. When the embedder is unavailable the rows stay in the
+    outbox for the index, and the check runs without vectors (once per memory and process).
+    """
+
+    def __init__(self, db: Database, index: VectorIndex | None, embedder: Embedder | None,
+                 after_index: AfterIndex | None = None) -> None:
         self.db = db
         self.index = index
         self.embedder = embedder
+        self.after_index = after_index
+        self._checked: set[str] = set()
         self._lock = threading.Lock()
         self.last_error: str | None = None
 
@@ -97,9 +110,29 @@ class Indexer:
             gone = [i for i in ids if i not in current]
             fresh = [current[i] for i in ids if i in current and "index" in ops[i]]
             meta = [current[i] for i in ids if i in current and "index" not in ops[i]]
-            self.index.delete(project, gone)
-            if fresh:
-                vectors = self.embedder.embed([r["content"] for r in fresh])
-                self.index.upsert(project, [r["id"] for r in fresh], vectors,
-                                  [metadata(r) for r in fresh])
-            self.index.update_meta(project, [r["id"] for r in meta], [metadata(r) for r in meta])
+            vectors = None
+            if self.index is not None:
+                self.index.delete(project, gone)
+                if fresh:
+                    try:
+                        vectors = self.embedder.embed([r["content"] for r in fresh])
+                    except Exception:
+                        self._check(project, fresh, None)  # detection does not wait for it
+                        raise
+                    self.index.upsert(project, [r["id"] for r in fresh], vectors,
+                                      [metadata(r) for r in fresh])
+                self.index.update_meta(project, [r["id"] for r in meta],
+                                       [metadata(r) for r in meta])
+            self._check(project, fresh, vectors)
+
+    def _check(self, project: str, rows: list[sqlite3.Row], vectors: Any) -> None:
+        if self.after_index is None:
+            return
+        todo = [(i, r) for i, r in enumerate(rows) if r["id"] not in self._checked
+                or vectors is not None]
+        if not todo:
+            return
+        picked = [r for _, r in todo]
+        picked_vectors = None if vectors is None else vectors[[i for i, _ in todo]]
+        self.after_index(project, picked, picked_vectors)
+        self._checked.update(r["id"] for r in picked)

@@ -1,0 +1,64 @@
+"""Write-time detection: the 10 most similar active, currently valid memories of the same
+project (a scoped nearest-neighbour search in the project's own collection, or BM25 in the
+project when vectors are off), each scored against the new memory by the pure scorer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memls.conflicts.scorer import Verdict, score_pair
+from memls.scope import Visibility
+from memls.store import records
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from memls.engine import Engine
+
+CANDIDATES = 10
+
+
+@dataclass(frozen=True)
+class Finding:
+    newer: sqlite3.Row
+    older: sqlite3.Row
+    verdict: Verdict
+
+
+def candidates(engine: Engine, row, vector) -> list[tuple[str, float | None]]:
+    """(id, cosine or None) of the nearest active, valid-now memories, the new one excluded."""
+    seen = Visibility(projects=(row["project"],), now=engine.clock())
+    if vector is not None and engine.index is not None:
+        found = engine.index.search(row["project"], vector, CANDIDATES + 1, seen.chroma_where())
+        return [(i, s) for i, s in found if i != row["id"]][:CANDIDATES]
+    from memls.retrieval.pipeline import lexical
+
+    found = lexical(engine, seen, row["content"], CANDIDATES + 1)
+    ranked = sorted(found, key=found.get, reverse=True)
+    return [(i, None) for i in ranked if i != row["id"]][:CANDIDATES]
+
+
+def detect(engine: Engine, row, vector) -> list[Finding]:
+    pairs = candidates(engine, row, vector)
+    if not pairs:
+        return []
+    ids = [i for i, _ in pairs]
+    with engine.db.transaction(write=False) as conn:
+        rows = {
+            r["id"]: r for r in conn.execute(
+                f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ? AND m.id IN "
+                f"({', '.join('?' for _ in ids)})",
+                [row["project"], *ids],
+            )
+        }
+    findings = []
+    for memory_id, cosine in pairs:
+        other = rows.get(memory_id)
+        if other is None or (other["recorded_at"], other["id"]) > (row["recorded_at"], row["id"]):
+            continue  # only what was there before: the later one's own check covers the pair
+        verdict = score_pair(row["content"], other["content"], similarity=cosine,
+                             similarity_kind="cosine")
+        if verdict.contradiction:
+            findings.append(Finding(newer=row, older=other, verdict=verdict))
+    return findings
