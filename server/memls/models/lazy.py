@@ -1,0 +1,114 @@
+"""Load a model on first use, once, behind a lock and a circuit breaker; report its status."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from msgspec.structs import replace
+
+from memls.models.breaker import CircuitBreaker
+from memls.models.locate import locate
+from memls.models.status import ModelStatus, ModelUnavailable
+
+log = logging.getLogger("memls.models")
+T = TypeVar("T")
+
+
+class LazyModel(Generic[T]):
+    """`get()` returns the loaded model or raises ModelUnavailable; never a stand-in.
+
+    Missing folders are re-checked on every call (a stat) and do not count as failures: a model
+    installed later is picked up. Load failures count toward the breaker.
+    """
+
+    def __init__(
+        self,
+        role: str,
+        load: Callable[[Path], T],
+        *,
+        configured: str | os.PathLike[str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        disabled_reason: str | None = None,
+    ) -> None:
+        self.role = role
+        self._load = load
+        self._configured = configured
+        self._disabled_reason = disabled_reason
+        self.breaker = CircuitBreaker(clock=clock)
+        self._lock = threading.Lock()
+        self._model: T | None = None
+        self._error: str | None = None
+        self._load_ms: float | None = None
+        self._logged_missing: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def get(self) -> T:
+        model = self._model
+        if model is not None:
+            return model
+        with self._lock:
+            if self._model is None:
+                self._try_load()
+            if self._model is None:
+                raise ModelUnavailable(self.status())
+            return self._model
+
+    def _try_load(self) -> None:
+        if self._disabled_reason is not None:
+            return
+        where = locate(self.role, self._configured)
+        if where.error is not None or where.path is None:
+            if where.error != self._logged_missing:
+                log.warning("%s missing: %s", self.role, where.error)
+                self._logged_missing = where.error
+            return
+        if not self.breaker.allow():
+            return
+        started = time.perf_counter()
+        try:
+            model = self._load(where.path)
+        except Exception as exc:  # noqa: BLE001 - any load error degrades the same way
+            self._error = f"loading {where.path}: {type(exc).__name__}: {exc}"
+            self.breaker.record_failure()
+            log.warning(
+                "%s failed (%d in a row): %s", self.role, self.breaker.failures, self._error
+            )
+            return
+        self._load_ms = (time.perf_counter() - started) * 1000.0
+        self._error = None
+        self.breaker.record_success()
+        self._model = model
+        log.info("%s loaded from %s in %.0f ms", self.role, where.path, self._load_ms)
+
+    def status(self) -> ModelStatus:
+        if self._disabled_reason is not None:
+            return ModelStatus(name=self.role, state="disabled", error=self._disabled_reason)
+        where = locate(self.role, self._configured)
+        base = ModelStatus(
+            name=self.role,
+            state="not_loaded",
+            path=None if where.path is None else str(where.path),
+            source=where.source,
+            failures=self.breaker.failures,
+        )
+        model = self._model
+        if model is not None:
+            dim = getattr(model, "dim", None)
+            return replace(base, state="loaded", load_ms=round(self._load_ms or 0.0, 1), dim=dim)
+        if where.error is not None:
+            return replace(base, state="missing", error=where.error)
+        if self.breaker.state != "closed":
+            retry = round(self.breaker.retry_in(), 1)
+            return replace(base, state="open_circuit", error=self._error, retry_in_s=retry)
+        if self._error is not None:
+            return replace(base, state="failed", error=self._error)
+        return base

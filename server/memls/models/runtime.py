@@ -1,0 +1,97 @@
+"""The models runtime: one thread pool, one embedder, one reranker, one status report."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from typing import Self
+
+import msgspec
+
+from memls.models.embedder import Embedder, Pooling
+from memls.models.pool import ModelPool
+from memls.models.reranker import Reranker
+from memls.models.status import ModelStatus
+
+ENV_RERANK = "MEMLS_RERANK"
+_OFF = {"0", "false", "no", "off"}
+
+
+class ModelsStatus(msgspec.Struct, frozen=True):
+    embedder: ModelStatus
+    reranker: ModelStatus
+
+
+def rerank_switch(setting: bool, environ: Mapping[str, str] = os.environ) -> str | None:
+    """Why reranking is off, or None when it is on. Off if the setting or MEMLS_RERANK says so."""
+    if environ.get(ENV_RERANK, "").strip().lower() in _OFF:
+        return f"reranking is switched off ({ENV_RERANK}={environ[ENV_RERANK]})"
+    if not setting:
+        return "reranking is switched off (setting rerank = false)"
+    return None
+
+
+class ModelRuntime:
+    """Owns the models' thread pool. Nothing loads until the first call (or `warm()`).
+
+    Use `runtime.embedder.embed(texts)` / `await runtime.embedder.aembed(texts)` and
+    `runtime.reranker.rerank(q, passages)` / `await runtime.reranker.arerank(q, passages)`.
+    Unavailable models raise ModelUnavailable; `status()` reports both for health and doctor.
+    """
+
+    def __init__(
+        self,
+        *,
+        embedder_dir: str | os.PathLike[str] | None = None,
+        reranker_dir: str | os.PathLike[str] | None = None,
+        rerank: bool = True,
+        intra_op_threads: int = 2,
+        max_workers: int = 2,
+        embed_max_length: int = 256,
+        embed_batch_size: int = 32,
+        pooling: Pooling = "cls",
+        rerank_max_length: int = 128,
+        rerank_batch_size: int = 16,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.pool = ModelPool(max_workers=max_workers)
+        self.embedder = Embedder(
+            self.pool,
+            model_dir=embedder_dir,
+            max_length=embed_max_length,
+            batch_size=embed_batch_size,
+            intra_op_threads=intra_op_threads,
+            pooling=pooling,
+            clock=clock,
+        )
+        off = rerank_switch(rerank)
+        self.reranker = Reranker(
+            self.pool,
+            model_dir=reranker_dir,
+            max_length=rerank_max_length,
+            batch_size=rerank_batch_size,
+            intra_op_threads=intra_op_threads,
+            enabled=off is None,
+            disabled_reason=off or "",
+            clock=clock,
+        )
+
+    def status(self) -> ModelsStatus:
+        return ModelsStatus(embedder=self.embedder.status(), reranker=self.reranker.status())
+
+    def warm(self) -> ModelsStatus:
+        """Load both now (e.g. in the background at daemon start); never raises."""
+        self.embedder.warm()
+        if self.reranker.enabled:
+            self.reranker.warm()
+        return self.status()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

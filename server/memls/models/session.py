@@ -1,0 +1,88 @@
+"""ONNX sessions, tokenizers and length-sorted, padded-to-longest batches."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # imported on first load, not with the package (onnxruntime takes ~200 ms)
+    import onnxruntime as ort
+    from tokenizers import Encoding, Tokenizer
+
+QUIET = 3  # onnxruntime log severity: 0 verbose .. 3 error .. 4 fatal
+
+
+def open_session(folder: Path, intra_op_threads: int) -> ort.InferenceSession:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = intra_op_threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = QUIET
+    return ort.InferenceSession(
+        str(folder / "model.onnx"), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+
+
+def open_tokenizer(
+    folder: Path, max_length: int | None, strategy: str = "longest_first"
+) -> Tokenizer:
+    """The folder's tokenizer.json without its built-in fixed padding (the packaged reranker's
+    pads every input to 512 tokens); we pad each batch to its longest member ourselves.
+    `max_length` counts the special tokens; None turns truncation off."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()
+    if max_length is None:
+        tokenizer.no_truncation()
+    else:
+        tokenizer.enable_truncation(max_length, strategy=strategy)
+    return tokenizer
+
+
+def pad_id(tokenizer: Tokenizer) -> int:
+    found = tokenizer.token_to_id("[PAD]")
+    return 0 if found is None else found
+
+
+def feeds(
+    encodings: Sequence[Encoding], input_names: Sequence[str], pad: int
+) -> dict[str, np.ndarray]:
+    """int64 arrays [batch, longest] for the inputs the session declares."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.full((len(encodings), width), pad, dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    types = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, enc in enumerate(encodings):
+        n = len(enc.ids)
+        ids[row, :n] = enc.ids
+        mask[row, :n] = enc.attention_mask
+        types[row, :n] = enc.type_ids
+    arrays = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+    return {name: arrays[name] for name in input_names}
+
+
+def batches(
+    encodings: Sequence[Encoding], batch_size: int, input_names: Sequence[str], pad: int
+) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """(caller indices, feeds) per batch; sorted by token length so padding stays minimal."""
+    order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+    for start in range(0, len(order), batch_size):
+        index = order[start : start + batch_size]
+        yield index, feeds([encodings[i] for i in index], input_names, pad)
+
+
+def check_inputs(session: ort.InferenceSession, role: str) -> list[str]:
+    """The session's input names, refusing inputs we cannot feed."""
+    names = [i.name for i in session.get_inputs()]
+    known = {"input_ids", "attention_mask", "token_type_ids"}
+    unknown = [n for n in names if n not in known]
+    if unknown or "input_ids" not in names:
+        expected = "input_ids[, attention_mask, token_type_ids]"
+        raise ValueError(f"{role} model inputs {names}: expected {expected}")
+    return names
