@@ -1,0 +1,33 @@
+"""Workspace note files (AGENTS.md, ADRs, rule files) as memory units: pure parsing and diffing.
+
+`parse(text)` turns one file into `Unit`s with exact source ranges; `diff(old, new)` says which
+units to store, forget, re-range or leave alone; `matches(path, globs)` says which files are notes.
+No I/O, no clock: the watcher in the LSP front reads files and calls the engine.
+"""
+
+from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
+from memls.notes.parse import (
+    MAX_UNIT_CHARS,
+    Diff,
+    Unit,
+    diff,
+    index,
+    infer_type,
+    parse,
+    split_lines,
+)
+
+__all__ = [
+    "DEFAULT_GLOBS",
+    "MAX_UNIT_CHARS",
+    "Diff",
+    "Unit",
+    "default_type",
+    "diff",
+    "index",
+    "infer_type",
+    "match",
+    "matches",
+    "parse",
+    "split_lines",
+]

@@ -1,0 +1,76 @@
+"""Which workspace files are notes: glob matching with `**`, on relative POSIX paths.
+
+Python 3.11 has no `PurePosixPath.full_match` (3.13+) and `fnmatch` lets `*` cross `/`, so
+matching is done segment by segment: `**` is a whole segment that stands for zero or more
+directories (one or more segments when it ends the glob: `a/**` matches every file below `a`,
+not `a` itself, as in .gitignore); every other segment is matched with `fnmatch.fnmatchcase`
+(`*`, `?`, `[abc]`, `[!abc]`), which can never cross a `/`. A glob without `**` is anchored
+at the root: `AGENTS.md` matches only the root file, `**/AGENTS.md` matches it anywhere.
+`*` matches dot files too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+
+DEFAULT_GLOBS: tuple[str, ...] = (
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".memls/**/*.md",
+    "docs/adr/**/*.md",
+    "docs/decisions/**/*.md",
+    ".github/copilot-instructions.md",
+    ".cursor/rules/**",
+)
+
+# The memory type a note file's units default to when no heading or text rule says otherwise
+# (pass it to `parse(text, default_type=...)`). First match wins.
+TYPE_HINTS: tuple[tuple[str, str], ...] = (
+    ("docs/adr/**", "decision"),
+    ("docs/decisions/**", "decision"),
+    (".cursor/rules/**", "convention"),
+    (".github/copilot-instructions.md", "convention"),
+)
+
+
+def _parts(path: str) -> list[str]:
+    return [part for part in path.split("/") if part not in ("", ".")]
+
+
+def match(relative_posix_path: str, glob: str, *, case_sensitive: bool = True) -> bool:
+    """True if the path matches the one glob."""
+    if not case_sensitive:
+        relative_posix_path, glob = relative_posix_path.casefold(), glob.casefold()
+    path, pattern = _parts(relative_posix_path), _parts(glob)
+    if not path or not pattern:
+        return False
+    # positions: how many path segments the glob parts so far can have consumed
+    positions = {0}
+    for index, part in enumerate(pattern):
+        if part == "**":
+            last = index == len(pattern) - 1
+            first = min(positions) + (1 if last else 0)
+            positions = set(range(first, len(path) + 1))
+        else:
+            positions = {p + 1 for p in positions if p < len(path) and fnmatchcase(path[p], part)}
+        if not positions:
+            return False
+    return len(path) in positions
+
+
+def matches(relative_posix_path: str, globs: Iterable[str] = DEFAULT_GLOBS, *,
+            case_sensitive: bool = True) -> bool:
+    """True if the path matches any of the globs (a lone string counts as one glob)."""
+    if isinstance(globs, str):
+        globs = (globs,)
+    return any(match(relative_posix_path, g, case_sensitive=case_sensitive) for g in globs)
+
+
+def default_type(relative_posix_path: str) -> str:
+    """The fallback memory type for a note file's units: decision for ADRs, convention for
+    editor rule files, note otherwise."""
+    for glob, memory_type in TYPE_HINTS:
+        if match(relative_posix_path, glob):
+            return memory_type
+    return "note"

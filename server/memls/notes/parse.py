@@ -1,0 +1,481 @@
+"""Markdown notes -> memory units with exact source ranges. Pure: text in, units out.
+
+A unit is one top-level list item (with its nested items and continuation lines), one
+paragraph, one table or one fenced code block that stands alone. Headings are not units; they
+give each unit its heading path and help infer its memory type. The rules, in the order they
+bite (a small, forgiving subset of CommonMark + GFM; see the tests for examples):
+
+- Lines end at `\\r\\n`, `\\r` or `\\n` (the LSP rule), so CRLF files report the same line
+  numbers. Ranges are 0-based; `end_line` is inclusive and is the unit's last non-blank line;
+  `start_char` is the first non-blank column (the list marker for items), `end_char` is
+  exclusive (the end of the last line without trailing whitespace). Columns count code points.
+- YAML front matter (`---` on the first line up to the next `---` or `...` line) is skipped; with
+  no closing line there is no front matter.
+- Fences (``` or ~~~, closed by a run of the same character at least as long, or by the end of
+  the text) are never looked into. A fence directly below a paragraph, table or list item (no
+  blank line between) belongs to that unit; a fence indented inside a list item belongs to the
+  item; any other fence is a unit of its own. The line after a fence starts a new unit (unless
+  it is indented into the list item that owns the fence).
+- An HTML comment that starts a line is skipped up to the line holding `-->` (to the end of
+  the text if unclosed, as renderers do) and separates units like a blank line; comments inside
+  a unit's text are removed from the text (not from inside code spans or fences).
+- A list item (`-`, `*`, `+`, `1.`, `1)`, task items `- [ ]`) is a unit; its marker and task
+  box are stripped. Lines indented deeper than its marker (nested items, paragraphs after a
+  blank line, fences, tables) belong to it, and so do unindented lines directly below its
+  text (lazy continuation). An item at the same or a smaller indent starts the next unit.
+- Soft-wrapped lines are joined with one space; nested items, block-quote lines, table rows,
+  code and hard breaks (two trailing spaces or `\\`) keep their own lines.
+- ATX (`# x`) and setext (`x` over `===`/`---`) headings set the heading path; thematic breaks
+  separate units. A table (a row with `|` over a delimiter row) is one unit until a line
+  without `|`.
+- Units with no text left (blank, only a comment, only markup) are dropped. A unit longer than
+  MAX_UNIT_CHARS is kept as one unit whose text is cut: see `_truncate`. Units with the same key
+  in one file are kept once, the first (the engine dedups by the same canonical hash anyway).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+
+import msgspec
+
+from memls.protocol import MEMORY_TYPES, MemoryType
+from memls.textnorm import canonical, canonical_hash
+
+MAX_UNIT_CHARS = 8000
+"""A unit's text is at most this long (the engine accepts 64 KiB; 8,000 characters is a
+memory, longer is a document). The source range still covers the whole block."""
+
+_EOL = re.compile(r"\r\n|\r|\n")
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
+_ATX = re.compile(r"^(#{1,6})(?:[ \t]+(.*))?$")
+_ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
+_THEMATIC = re.compile(r"^([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_ITEM = re.compile(r"^[ \t]*([-*+]|(\d{1,9})[.)])(?:[ \t]+|$)")
+_TASK = re.compile(r"^\[[ xX]\](?:[ \t]+|$)")
+_TICKS = re.compile(r"`+")
+_DELIMITER = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+
+# ---------------------------------------------------------------- types
+
+
+class Unit(msgspec.Struct, frozen=True, kw_only=True):
+    """One memory parsed from a note file, with where it is in the original text."""
+
+    text: str
+    start_line: int
+    start_char: int
+    end_line: int
+    end_char: int
+    heading: str
+    type: MemoryType
+    key: str
+    truncated: bool = False
+
+    @property
+    def span(self) -> tuple[int, int, int, int]:
+        return (self.start_line, self.start_char, self.end_line, self.end_char)
+
+
+class Diff(msgspec.Struct, frozen=True, kw_only=True):
+    """What changed in one file between two parses, by key.
+
+    `added`/`moved`/`unchanged` hold the new units (in file order), `removed` the old ones.
+    `moved`: same key, different span (the engine only updates the stored range).
+    """
+
+    added: tuple[Unit, ...] = ()
+    removed: tuple[Unit, ...] = ()
+    moved: tuple[Unit, ...] = ()
+    unchanged: tuple[Unit, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed or self.moved)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as an editor counts them: `\\r\\n`, `\\r` and `\\n` end a line."""
+    return _EOL.split(text)
+
+
+def index(units: Iterable[Unit]) -> dict[str, Unit]:
+    """Units by key, the first of each key kept."""
+    out: dict[str, Unit] = {}
+    for unit in units:
+        out.setdefault(unit.key, unit)
+    return out
+
+
+def diff(old: Mapping[str, Unit] | Iterable[Unit], new: Iterable[Unit]) -> Diff:
+    """Compare the units indexed for a file (by key, or as a list) with freshly parsed ones."""
+    before = dict(old) if isinstance(old, Mapping) else index(old)
+    after = index(new)
+    moved, unchanged = [], []
+    for key, unit in after.items():
+        if key in before:
+            (unchanged if before[key].span == unit.span else moved).append(unit)
+    return Diff(
+        added=tuple(u for k, u in after.items() if k not in before),
+        removed=tuple(u for k, u in before.items() if k not in after),
+        moved=tuple(moved),
+        unchanged=tuple(unchanged),
+    )
+
+
+# ---------------------------------------------------------------- memory type
+
+_LABELS = {
+    "decision": "decision", "adr": "decision",
+    "convention": "convention", "style": "convention", "rule": "convention",
+    "preference": "preference", "prefer": "preference",
+    "lesson": "lesson", "gotcha": "lesson", "pitfall": "lesson", "caveat": "lesson",
+    "constraint": "constraint", "fact": "fact", "note": "note",
+}
+_LABEL = re.compile(r"^[*_\s]*(" + "|".join(_LABELS) + r")s?[*_\s]*[:：]", re.IGNORECASE)
+_HEADING_RULES = tuple((t, re.compile(p, re.IGNORECASE)) for t, p in (
+    ("decision", r"\b(decisions?|adrs?|decided)\b"),
+    ("lesson", r"\b(lessons?|learn(ed|ings?)|gotchas?|pitfalls?|caveats?|known issues?)\b"),
+    ("preference", r"\b(preferences?|prefer(s|red)?)\b"),
+    ("constraint", r"\b(constraints?|requirements?|must|never|don[’']?ts|do not|forbidden)\b"),
+    ("convention", r"\b(conventions?|style|rules?|guidelines?|standards?|practices?)\b"),
+    ("fact", r"\bfacts?\b"),
+))
+_TEXT_CUES = tuple((t, re.compile(p, re.IGNORECASE)) for t, p in (
+    ("constraint", r"^[*_\s]*(never|must|do not|don[’']?t|avoid)\b"),
+    ("preference", r"^[*_\s]*((we|i)\s+)?prefer(s|red)?\b"),
+    ("decision", r"^[*_\s]*(we\s+)?(decided|chose)\b"),
+    ("convention", r"^[*_\s]*always\b"),
+))
+
+
+def infer_type(text: str, headings: Iterable[str] = (), default: str = "note") -> str:
+    """An explicit label (`Gotcha: ...`) beats the nearest heading with a keyword, which beats
+    how the text starts (`Never ...`, `Prefer ...`); otherwise `default`."""
+    if m := _LABEL.match(text):
+        return _LABELS[m.group(1).lower()]
+    for heading in reversed(list(headings)):
+        for memory_type, rule in _HEADING_RULES:
+            if rule.search(heading):
+                return memory_type
+    for memory_type, rule in _TEXT_CUES:
+        if rule.match(text):
+            return memory_type
+    return default
+
+
+# ---------------------------------------------------------------- scanning
+
+
+def _indent(line: str) -> tuple[int, int]:
+    """(width with tab stops of 4, number of leading space/tab characters)."""
+    lead = len(line) - len(line.lstrip(" \t"))
+    return len(line[:lead].expandtabs(4)), lead
+
+
+def _dedent(line: str, columns: int) -> str:
+    lead = len(line) - len(line.lstrip(" \t"))
+    prefix = line[:lead].expandtabs(4)
+    return (prefix[min(columns, len(prefix)):] + line[lead:]).rstrip()
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    if lines[0].strip() != "---":
+        return 0
+    for j in range(1, len(lines)):
+        if lines[j].rstrip() in ("---", "..."):
+            return j + 1
+    return 0
+
+
+def _events(lines: list[str]) -> Iterator[tuple[str, int, int]]:
+    """("blank"|"line", i, i) per line and ("fence", first, last) per fenced block; front
+    matter and HTML comment lines come out as blank."""
+    n, i = len(lines), _front_matter_end(lines)
+    while i < n:
+        line = lines[i]
+        fence = _FENCE_OPEN.match(line)
+        if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
+            run = fence.group(1)
+            j = i + 1
+            while j < n:
+                close = _FENCE_CLOSE.match(lines[j])
+                if close and close.group(1)[0] == run[0] and len(close.group(1)) >= len(run):
+                    break
+                j += 1
+            yield ("fence", i, min(j, n - 1))
+            i = j + 1
+            continue
+        body = line.lstrip(" \t")
+        if body.startswith("<!--"):
+            end = body.find("-->", 2)
+            if end < 0 or not body[end + 3:].strip():  # a comment block, not inline
+                j = i
+                while end < 0 and j + 1 < n:
+                    j += 1
+                    end = lines[j].find("-->")
+                for k in range(i, (j if end >= 0 else n - 1) + 1):
+                    yield ("blank", k, k)
+                i = (j if end >= 0 else n - 1) + 1
+                continue
+        yield ("line" if line.strip() else "blank", i, i)
+        i += 1
+
+
+def _strip_comments(prose: str) -> str:
+    """Remove `<!-- ... -->` (and the blanks before it), leaving code spans alone. Each find
+    moves forward; a backtick run that never closes is searched once per distinct length."""
+    comment = prose.find("<!--")
+    if comment < 0:
+        return prose
+    out: list[str] = []
+    i, tick = 0, prose.find("`")
+    while True:
+        if 0 <= tick < i:
+            tick = prose.find("`", i)
+        if comment < i:
+            comment = prose.find("<!--", i)
+        if comment < 0:
+            out.append(prose[i:])
+            return "".join(out)
+        if 0 <= tick < comment:  # a code span first: copy it through unchanged
+            run = _TICKS.match(prose, tick).end() - tick  # type: ignore[union-attr]
+            close = re.compile(r"(?<!`)`{%d}(?!`)" % run).search(prose, tick + run)
+            stop = close.end() if close else tick + run
+            out.append(prose[i:stop])
+            i = stop
+            continue
+        end = prose.find("-->", comment + 2)
+        if end < 0:  # unclosed: nothing after it can close either
+            out.append(prose[i:])
+            return "".join(out)
+        out.append(prose[i:comment].rstrip(" \t"))
+        i = end + 3
+
+
+def _truncate(text: str) -> tuple[str, bool]:
+    """Longer than MAX_UNIT_CHARS: cut to MAX_UNIT_CHARS - 1 characters, back to the last
+    whitespace if there is one in the final tenth, and end with "…"."""
+    if len(text) <= MAX_UNIT_CHARS:
+        return text, False
+    cut = text[: MAX_UNIT_CHARS - 1]
+    space = max(cut.rfind(" "), cut.rfind("\n"), cut.rfind("\t"))
+    if space >= MAX_UNIT_CHARS * 9 // 10:
+        cut = cut[:space]
+    return cut.rstrip() + "…", True
+
+
+class _Block:
+    """A unit being built: rendered rows with their kind (text, quote, item, raw, code)."""
+
+    def __init__(self, kind: str, line: int, char: int, headings: tuple[str, ...],
+                 indent: int = 0, content: int = 0, quote: bool = False) -> None:
+        self.kind, self.start_line, self.start_char = kind, line, char
+        self.end_line, self.headings = line, headings
+        self.indent, self.content, self.quote = indent, content, quote
+        self.rows: list[list[str]] = []  # a row is its soft-wrapped pieces, joined by spaces
+        self.kinds: list[str] = []
+        self.pending_blank = False  # items only: a blank line since the last row
+        self.lazy_ok = True  # items only: an unindented text line would continue the item
+        self.in_table = False  # items only: the last rows are a table
+        self.hard = False  # the last text row ended with a hard line break
+
+    def add(self, kind: str, row: str, line: int) -> None:
+        if self.pending_blank and self.rows:
+            self.rows.append([])
+            self.kinds.append("blank")
+        self.pending_blank = False
+        self.rows.append([row])
+        self.kinds.append(kind)
+        self.end_line = max(self.end_line, line)
+
+    def add_text(self, row: str, raw: str, line: int, quote: bool = False) -> None:
+        joinable = (self.rows and not self.pending_blank and not self.hard and not quote
+                    and self.kinds[-1] in ("text", "quote", "item"))
+        if joinable:
+            self.rows[-1].append(row.strip())
+            self.end_line = line
+        else:
+            self.add("quote" if quote else "text", row, line)
+        self.hard = raw.endswith("  ") or raw.endswith("\\")
+
+    def render(self) -> str:
+        out: list[str] = []
+        prose: list[str] = []
+        for pieces, kind in zip(self.rows, self.kinds):
+            row = " ".join(piece for piece in pieces if piece)
+            if kind == "code":
+                if prose:
+                    out.append(_strip_comments("\n".join(prose)))
+                    prose = []
+                out.append(row)
+            else:
+                prose.append(row)
+        if prose:
+            out.append(_strip_comments("\n".join(prose)))
+        return "\n".join(out).strip()
+
+
+class _Parser:
+    def __init__(self, lines: list[str], default_type: str) -> None:
+        self.lines, self.default_type = lines, default_type
+        self.headings: list[tuple[int, str]] = []
+        self.cur: _Block | None = None
+        self.units: list[Unit] = []
+
+    def run(self) -> list[Unit]:
+        for event, first, last in _events(self.lines):
+            if event == "fence":
+                self.fence(first, last)
+            elif event == "line":
+                self.line(first)
+            elif self.cur is not None and self.cur.kind == "item":
+                self.cur.pending_blank = True
+            else:
+                self.close()
+        self.close()
+        return list(index(self.units).values())
+
+    # -- blocks
+
+    def new(self, kind: str, line: int, **extra: object) -> _Block:
+        self.close()
+        char = _indent(self.lines[line])[1]
+        self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t), **extra)
+        return self.cur
+
+    def close(self) -> None:
+        block, self.cur = self.cur, None
+        if block is None:
+            return
+        text = block.render()
+        if not canonical(text):
+            return
+        text, truncated = _truncate(text)
+        self.units.append(Unit(
+            text=text,
+            start_line=block.start_line,
+            start_char=block.start_char,
+            end_line=block.end_line,
+            end_char=len(self.lines[block.end_line].rstrip()),
+            heading=" > ".join(block.headings),
+            type=infer_type(text, block.headings, self.default_type),
+            key=canonical_hash(text),
+            truncated=truncated,
+        ))
+
+    def heading(self, level: int, title: str) -> None:
+        self.close()
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        self.headings.append((level, title.strip()))
+
+    # -- events
+
+    def fence(self, first: int, last: int) -> None:
+        lines = self.lines[first:last + 1]
+        end = max(i for i in range(first, last + 1) if self.lines[i].strip())
+        cur = self.cur
+        if cur is not None and cur.kind == "item":
+            if not cur.pending_blank or _indent(lines[0])[0] > cur.indent:
+                for offset, line in enumerate(lines):
+                    cur.add("code", _dedent(line, cur.content), first + offset)
+                cur.end_line = end
+                cur.lazy_ok = cur.in_table = False
+                return
+        if cur is None or cur.kind == "item":
+            cur = self.new("code", first)
+        width = _indent(lines[0])[0]
+        for offset, line in enumerate(lines):
+            cur.add("code", _dedent(line, width), first + offset)
+        cur.end_line = end
+        self.close()
+
+    def line(self, i: int) -> None:
+        raw = self.lines[i]
+        width, lead = _indent(raw)
+        body = raw[lead:].rstrip()
+        cur = self.cur
+        if cur is not None and cur.kind == "item" and width > cur.indent:
+            self.item_line(cur, i, raw, body)
+            return
+        if cur is not None and cur.kind == "table":
+            if "|" in body and not _ATX.match(body):
+                cur.add("raw", body, i)
+                return
+            self.close()
+            cur = None
+        if width <= 3 and (m := _ATX.match(body)):
+            self.heading(len(m.group(1)), _ATX_CLOSE.sub("", m.group(2) or ""))
+            return
+        if (cur is not None and cur.kind == "para" and not cur.quote and width <= 3
+                and _SETEXT.match(body)):
+            title = " ".join(piece.strip() for row in cur.rows for piece in row if piece)
+            self.cur = None
+            self.heading(1 if body[0] == "=" else 2, title)
+            return
+        if width <= 3 and _THEMATIC.match(body):
+            self.close()
+            return
+        if m := _ITEM.match(raw):
+            self.item_start(cur, i, raw, m)
+            return
+        if self.table_starts(i, body):
+            self.new("table", i).add("raw", body, i)
+            return
+        quote = body.startswith(">")
+        if cur is not None and cur.kind == "para" and (cur.quote or not quote):
+            cur.add_text(body, raw, i, quote)
+        elif (cur is not None and cur.kind == "item" and not cur.pending_blank and cur.lazy_ok
+              and not quote):
+            cur.add_text(body, raw, i)
+        else:
+            self.new("para", i, quote=quote).add_text(body, raw, i, quote)
+
+    def table_starts(self, i: int, body: str) -> bool:
+        below = self.lines[i + 1] if i + 1 < len(self.lines) else ""
+        return "|" in body and "|" in below and bool(_DELIMITER.match(below))
+
+    def item_start(self, cur: _Block | None, i: int, raw: str, m: re.Match[str]) -> None:
+        rest = raw[m.end():]
+        number = m.group(2)
+        if cur is not None and cur.kind == "para" and (
+                not rest.strip() or (number is not None and int(number) != 1)):
+            cur.add_text(raw.strip(), raw, i)  # cannot interrupt a paragraph (CommonMark)
+            return
+        width = _indent(raw)[0]
+        marker = len(m.group(1))
+        content = len(raw[:m.end()].expandtabs(4))
+        if not rest.strip() or content - width - marker > 4:
+            content = width + marker + 1
+        block = self.new("item", i, indent=width, content=content)
+        block.add_text(_TASK.sub("", rest.strip(), count=1), raw, i)
+
+    def item_line(self, cur: _Block, i: int, raw: str, body: str) -> None:
+        """A line indented deeper than the item's marker: it belongs to the item."""
+        if "|" in body and (cur.in_table and not cur.pending_blank or self.table_starts(i, body)):
+            cur.add("raw", _dedent(raw, cur.content), i)
+            cur.in_table, cur.lazy_ok = True, False
+            return
+        cur.in_table, cur.lazy_ok = False, True
+        if _ITEM.match(raw) or body.startswith(">"):
+            cur.add("item", _dedent(raw, cur.content), i)
+            cur.hard = False
+        elif cur.pending_blank or cur.kinds[-1] not in ("text", "quote", "item"):
+            cur.add("text", _dedent(raw, cur.content), i)
+            cur.hard = raw.endswith("  ") or raw.endswith("\\")
+        else:
+            cur.add_text(body, raw, i)
+
+
+def parse(text: str, *, default_type: MemoryType = "note") -> list[Unit]:
+    """The memory units of one note file, in file order (see the module docstring)."""
+    if default_type not in MEMORY_TYPES:
+        raise ValueError(f"unknown memory type {default_type!r}")
+    lines = split_lines(text)
+    if lines[0].startswith("\ufeff"):  # a byte order mark: a column, never content
+        lines[0] = " " + lines[0][1:]
+    return _Parser(lines, default_type).run()
