@@ -124,7 +124,10 @@ def speed(rows: list[dict], repeat: int, similarity: SimilarityFn | None) -> dic
     """Mean scorer time per pair; with a model, the model's time is excluded (precomputed)."""
     given = [None if similarity is None else similarity(r["new"], r["existing"]) for r in rows]
     rounds = []
+    from memls.conflicts.text import analyze
+
     for _ in range(repeat):
+        analyze.cache_clear()  # measure the uncached cost: every text analysed afresh
         started = time.perf_counter()
         for row, sim in zip(rows, given):
             if sim is None:

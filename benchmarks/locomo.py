@@ -45,6 +45,16 @@ def turns(sample: dict):
         n += 1
 
 
+def source(project: str, dia_id: str) -> tuple[str, str]:
+    """A turn's place: its session is the source, its number the range ("D3:7" -> 7-7)."""
+    session, _, number = dia_id.strip().partition(":")
+    return f"locomo://{project}/{session}", f"{number}-{number}"
+
+
+def dia_of(source_uri: str, source_range: str) -> str:
+    return f"{source_uri.rsplit('/', 1)[1]}:{source_range.split('-')[0]}"
+
+
 def _date(when: str) -> str | None:
     try:
         return datetime.strptime(when, "%I:%M %p on %d %B, %Y").isoformat()
@@ -60,11 +70,27 @@ def ingest(engine: Engine, samples: list[dict]) -> tuple[dict[str, dict[str, set
         project = sample["sample_id"]
         owners[project] = defaultdict(set)
         for dia_id, text, when in turns(sample):
+            uri, lines = source(project, dia_id)
             r = engine.store(p.StoreParams(text=text, project=project, valid_from=when,
-                                           source_uri=f"locomo://{project}/{dia_id}"))
+                                           source_uri=uri, source_range=lines))
             owners[project][r.id].add(dia_id.strip())
     engine.flush(timeout=3600)
     return owners, time.perf_counter() - started
+
+
+def reuse(engine: Engine, samples: list[dict]):
+    """The owners map of a store ingested by an earlier run (None when it is empty)."""
+    owners: dict[str, dict[str, set[str]]] = {}
+    for sample in samples:
+        project = sample["sample_id"]
+        rows = engine.db.read("SELECT id, source_uri, source_range FROM memories "
+                              "WHERE project = ?", (project,))
+        if not rows:
+            return None, 0.0
+        owners[project] = defaultdict(set)
+        for row in rows:
+            owners[project][row["id"]].add(dia_of(row["source_uri"], row["source_range"]))
+    return owners, 0.0
 
 
 def method_ids(engine: Engine, method: str, project: str, question: str, k: int,
@@ -124,18 +150,33 @@ def main() -> int:
     parser.add_argument("--sweep", action="store_true",
                         help="re-rank depth and mode trade-off instead of the method table")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N")
+    parser.add_argument("--store", help="keep the ingested store in this directory and reuse "
+                        "it on the next run (sweeps)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="override a RetrievalConfig field, e.g. --set rerank_depth=40")
     args = parser.parse_args()
     samples = json.loads(Path(args.path).read_text())
     if args.conversations:
         samples = samples[: args.conversations]
     command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
     base = RetrievalConfig()
-    with tempfile.TemporaryDirectory() as tmp, Engine.open(tmp, front="bench") as engine:
-        owners, seconds = ingest(engine, samples)
+    for item in args.set:
+        field, _, value = item.partition("=")
+        kind = type(getattr(base, field))
+        base = replace(base, **{field: (value.lower() in ("1", "true")) if kind is bool
+                                else kind(value)})
+    with tempfile.TemporaryDirectory() as tmp, \
+            Engine.open(args.store or tmp, front="bench", retrieval=base) as engine:
+        owners, seconds = reuse(engine, samples) if args.store else (None, 0.0)
+        if not owners:
+            owners, seconds = ingest(engine, samples)
         n_turns = sum(len(v) for v in owners.values())
         print(f"# {command}")
-        print(f"# {len(samples)} conversations, {n_turns} memories indexed in {seconds:.1f} s "
-              f"({n_turns / seconds:.0f}/s)")
+        print(f"# {len(samples)} conversations, {n_turns} memories" + (
+            f" indexed in {seconds:.1f} s ({n_turns / seconds:.0f}/s)" if seconds else
+            " (reused store)"))
+        if base != RetrievalConfig():
+            print(f"# config: {base}")
         engine.query(p.QueryParams(query="warm up", project=samples[0]["sample_id"]))
         if args.sweep:
             return sweep(engine, samples, owners, base)

@@ -257,32 +257,98 @@ class Engine:
                     id=memory.id, project=project, created=False, duplicate=True, memory=memory,
                     tombstone_cleared=cleared,
                 )
-            memory_id = "m_" + secrets.token_hex(8)
-            conn.execute(
-                "INSERT INTO memories (id, project, content, type, valid_from, valid_until, "
-                "recorded_at, content_hash, canonical_hash, source_uri, source_range, "
-                "derived_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    memory_id, project, text, params.type, valid_from, valid_until, now,
-                    textnorm.content_hash(text), canonical, params.source_uri,
-                    params.source_range, params.derived_from,
-                ),
+            memory_id = self._insert(
+                conn, project, text, params.type, valid_from, valid_until, now,
+                source_uri=params.source_uri, source_range=params.source_range,
+                derived_from=params.derived_from, canonical=canonical,
             )
-            if params.derived_from:
-                conn.execute(
-                    "INSERT INTO edges (src, dst, kind, project, created_at) "
-                    "VALUES (?, ?, 'derived_from', ?, ?)",
-                    (memory_id, params.derived_from, project, now),
-                )
-            outbox.enqueue(conn, project, memory_id, "index", now)
-            self._audit(conn, project, "store", memory_id, now, type=params.type,
-                        canonicalHash=canonical)
             memory = self._memory(conn, project, memory_id)
         self._kick()
+        self._changed(project, "store", [memory_id])
         return protocol.StoreResult(
             id=memory_id, project=project, created=True, duplicate=False, memory=memory,
             tombstone_cleared=cleared,
         )
+
+    def _insert(self, conn: sqlite3.Connection, project: str, text: str, type_: str,
+                valid_from: str, valid_until: str | None, now: str, *, source_uri=None,
+                source_range=None, derived_from=None, canonical: str) -> str:
+        """One new row + its outbox row + audit, inside the caller's transaction."""
+        memory_id = "m_" + secrets.token_hex(8)
+        conn.execute(
+            "INSERT INTO memories (id, project, content, type, valid_from, valid_until, "
+            "recorded_at, content_hash, canonical_hash, source_uri, source_range, "
+            "derived_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (memory_id, project, text, type_, valid_from, valid_until, now,
+             textnorm.content_hash(text), canonical, source_uri, source_range, derived_from),
+        )
+        if derived_from:
+            conn.execute(
+                "INSERT INTO edges (src, dst, kind, project, created_at) "
+                "VALUES (?, ?, 'derived_from', ?, ?)",
+                (memory_id, derived_from, project, now),
+            )
+        outbox.enqueue(conn, project, memory_id, "index", now)
+        self._audit(conn, project, "store", memory_id, now, type=type_, canonicalHash=canonical)
+        return memory_id
+
+    def _changed(self, project: str, op: str, ids: list[str]) -> None:
+        if ids:
+            self._notify("memory/changed",
+                         protocol.ChangedNotification(project=project, op=op, ids=ids))
+
+    # ------------------------------------------------------------ notes
+
+    def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
+        """Make the project's memories from one note file match its text: new units stored,
+        vanished units forgotten (reason source_removed), moved units re-ranged. The note is
+        the source of truth, so a unit whose content was forgotten before comes back."""
+        from memls.notes import parse
+
+        project = project_key(params.project)
+        uri = self._text(params.uri, "uri")
+        units = parse(params.text, default_type=params.default_type) if params.text else []
+        now = self.clock()
+        added, removed, moved, shared = [], [], [], []
+        unchanged = 0
+        with self._write() as conn:
+            existing = {
+                row["canonical_hash"]: row for row in conn.execute(
+                    f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ? "
+                    "AND m.source_uri = ? AND m.status = 'active'", (project, uri))
+            }
+            wanted = {}
+            for unit in units:
+                wanted.setdefault(unit.key, unit)
+            for key, unit in wanted.items():
+                where = f"{unit.start_line}:{unit.start_char}-{unit.end_line}:{unit.end_char}"
+                row = existing.get(key)
+                if row is not None:
+                    if row["source_range"] != where:
+                        conn.execute("UPDATE memories SET source_range = ? WHERE id = ?",
+                                     (where, row["id"]))
+                        moved.append(row["id"])
+                    else:
+                        unchanged += 1
+                    continue
+                other = conn.execute(
+                    "SELECT id FROM memories WHERE project = ? AND canonical_hash = ? "
+                    "AND status = 'active'", (project, key)).fetchone()
+                if other is not None:
+                    shared.append(other["id"])
+                    continue
+                conn.execute("DELETE FROM tombstones WHERE project = ? AND canonical_hash = ?",
+                             (project, key))
+                added.append(self._insert(conn, project, unit.text, unit.type, now, None, now,
+                                          source_uri=uri, source_range=where, canonical=key))
+            for key, row in existing.items():
+                if key not in wanted:
+                    self._forget_row(conn, row, "source_removed", now)
+                    removed.append(row["id"])
+        self._kick()
+        self._changed(project, "sync", added + removed + moved)
+        return protocol.SyncNoteResult(project=project, uri=uri, added=added, removed=removed,
+                                       moved=moved, unchanged=unchanged, shared=shared)
 
     # ------------------------------------------------------------ reads
 
@@ -374,6 +440,7 @@ class Engine:
                 records.fetch(conn, project, old["id"]), records.fetch(conn, project, new["id"])
             ])
         self._kick()
+        self._changed(project, "supersede", [old_m.id, new_m.id])
         return protocol.SupersedeResult(project=project, old=old_m, new=new_m)
 
     # ------------------------------------------------------------ feedback and review
@@ -419,6 +486,7 @@ class Engine:
                     conn, project, row["id"], row["trust"], target, "feedback", None, now
                 )
         self._kick()
+        self._changed(project, "feedback", [row["id"]])
         return protocol.FeedbackResult(
             project=project, id=row["id"], signal=params.signal, score=score,
             trust=target or row["trust"], transition=transition,
@@ -443,6 +511,7 @@ class Engine:
             )
             memory = self._memory(conn, project, row["id"])
         self._kick()
+        self._changed(project, "review", [memory.id])
         return protocol.ReviewResult(
             project=project, action=params.action, memories=[memory], transition=transition
         )
@@ -456,6 +525,7 @@ class Engine:
             row = self._require(conn, project, params.id)
             self._forget_row(conn, row, params.reason, now)
         self._kick()
+        self._changed(project, "forget", [row["id"]])
         return protocol.ForgetResult(project=project, id=row["id"], reason=params.reason, at=now)
 
     def _forget_row(self, conn: sqlite3.Connection, row: sqlite3.Row, reason: str, at: str) -> None:
@@ -534,8 +604,7 @@ class Engine:
         """Runs on the indexer thread after new memories are embedded: detect, record, tell."""
         from memls.conflicts import detector, resolver
 
-        for i, row in enumerate(rows):
-            findings = detector.detect(self, row, None if vectors is None else vectors[i])
+        for row, findings in zip(rows, detector.detect_all(self, rows, vectors)):
             if not findings:
                 continue
             now = self.clock()
@@ -544,6 +613,8 @@ class Engine:
                 if records.fetch(conn, project, row["id"]) is None:
                     continue  # forgotten meanwhile
                 for f in findings:
+                    if records.fetch(conn, project, f.older["id"]) is None:
+                        continue  # forgotten between the scoring and this transaction
                     if resolver.record(conn, project, f.newer, f.older, f.verdict, now):
                         written.append(f)
                         self._audit(conn, project, "conflict_detected", f.newer["id"], now,

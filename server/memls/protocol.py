@@ -384,6 +384,33 @@ class ConflictsNotification(Wire):
     conflicts: list[Conflict]
 
 
+class SyncNoteParams(Wire):
+    """Index one note file (its text as the editor or the disk has it; null: file removed)."""
+
+    uri: str
+    text: str | None
+    project: Project | None = None
+    default_type: MemoryType = "note"
+
+
+class SyncNoteResult(Wire):
+    project: str
+    uri: str
+    added: list[str]
+    removed: list[str]
+    moved: list[str]
+    unchanged: int
+    shared: list[str] = []   # units whose text another source already holds (deduplicated)
+
+
+class ChangedNotification(Wire):
+    """memory/changed (server to client): memories of a project were written."""
+
+    project: str
+    op: str
+    ids: list[str]
+
+
 class DeadLettersResult(Wire):
     project: str
     failed: list[DeadLetter]
@@ -435,3 +462,43 @@ def to_wire(value: Any) -> Any:
 
 def encode_json(value: Any) -> bytes:
     return msgspec.json.encode(value)
+
+
+# ---------------------------------------------------------------- the method table
+
+class Method(msgspec.Struct, frozen=True):
+    """One memory/* request: the engine method behind it and its wire types."""
+
+    engine: str
+    params: type
+    result: type
+
+
+METHODS: dict[str, Method] = {
+    "memory/store": Method("store", StoreParams, StoreResult),
+    "memory/query": Method("query", QueryParams, QueryResult),
+    "memory/get": Method("get", GetParams, Memory),
+    "memory/list": Method("list", ListParams, ListResult),
+    "memory/feedback": Method("feedback", FeedbackParams, FeedbackResult),
+    "memory/forget": Method("forget", ForgetParams, ForgetResult),
+    "memory/supersede": Method("supersede", SupersedeParams, SupersedeResult),
+    "memory/review": Method("review", ReviewParams, ReviewResult),
+    "memory/forgotten": Method("forgotten", ForgottenParams, ForgottenResult),
+    "memory/conflicts": Method("conflicts", ConflictsParams, ConflictsResult),
+    "memory/resolve": Method("resolve", ResolveParams, ResolveResult),
+    "memory/checkPair": Method("check_pair", CheckPairParams, Verdict),
+    "memory/stats": Method("stats", StatsParams, StatsResult),
+    "memory/audit": Method("audit", AuditParams, AuditResult),
+    "memory/maintain": Method("maintain", MaintainParams, MaintainResult),
+    "memory/deadLetters": Method("dead_letters", MaintainParams, DeadLettersResult),
+    "memory/reindex": Method("reindex", ReindexParams, ReindexResult),
+    "memory/doctor": Method("doctor", DoctorParams, DoctorResult),
+    "memory/syncNote": Method("sync_note", SyncNoteParams, SyncNoteResult),
+}
+"""Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
+
+NOTIFICATIONS: dict[str, type] = {
+    "memory/conflicts": ConflictsNotification,
+    "memory/changed": ChangedNotification,
+}
+"""Server-to-client notifications."""

@@ -26,21 +26,34 @@ class Finding:
     verdict: Verdict
 
 
-def candidates(engine: Engine, row, vector) -> list[tuple[str, float | None]]:
-    """(id, cosine or None) of the nearest active, valid-now memories, the new one excluded."""
-    seen = Visibility(projects=(row["project"],), now=engine.clock())
-    if vector is not None and engine.index is not None:
-        found = engine.index.search(row["project"], vector, CANDIDATES + 1, seen.chroma_where())
-        return [(i, s) for i, s in found if i != row["id"]][:CANDIDATES]
+def candidates(engine: Engine, rows: list, vectors) -> list[list[tuple[str, float | None]]]:
+    """For each new row: (id, cosine or None) of the nearest active, valid-now memories of its
+    project, itself excluded. One batched Chroma query with vectors; BM25 without."""
+    if not rows:
+        return []
+    project = rows[0]["project"]
+    seen = Visibility(projects=(project,), now=engine.clock())
+    if vectors is not None and engine.index is not None:
+        found = engine.index.search_many(project, vectors, CANDIDATES + 1, seen.chroma_where())
+        return [[(i, s) for i, s in hits if i != row["id"]][:CANDIDATES]
+                for row, hits in zip(rows, found)]
     from memls.retrieval.pipeline import lexical
 
-    found = lexical(engine, seen, row["content"], CANDIDATES + 1)
-    ranked = sorted(found, key=found.get, reverse=True)
-    return [(i, None) for i in ranked if i != row["id"]][:CANDIDATES]
+    out = []
+    for row in rows:
+        hits = lexical(engine, seen, row["content"], CANDIDATES + 1)
+        ranked = sorted(hits, key=hits.get, reverse=True)
+        out.append([(i, None) for i in ranked if i != row["id"]][:CANDIDATES])
+    return out
 
 
-def detect(engine: Engine, row, vector) -> list[Finding]:
-    pairs = candidates(engine, row, vector)
+def detect_all(engine: Engine, rows: list, vectors) -> list[list[Finding]]:
+    """Findings for each of a batch of new rows of one project."""
+    return [detect(engine, row, pairs)
+            for row, pairs in zip(rows, candidates(engine, rows, vectors))]
+
+
+def detect(engine: Engine, row, pairs: list[tuple[str, float | None]]) -> list[Finding]:
     if not pairs:
         return []
     ids = [i for i, _ in pairs]

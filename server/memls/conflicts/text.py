@@ -5,6 +5,8 @@ Nothing here keeps state between calls; every function maps its input to a fresh
 
 from __future__ import annotations
 
+import functools
+
 import re
 import unicodedata
 from typing import NamedTuple
@@ -125,7 +127,9 @@ class Analysis(NamedTuple):
     qualifiers: tuple[frozenset[str], ...]
 
 
+@functools.lru_cache(maxsize=4096)
 def analyze(text: str) -> Analysis:
+    """Pure; memoised, since a new memory is compared with up to ten candidates."""
     clauses = tuple(
         c for c in (_clause(part) for part in _CLAUSE_BREAK.split(normalize(text))) if c.content
     )
@@ -140,13 +144,24 @@ def analyze(text: str) -> Analysis:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _by_first_word(
+    phrases: tuple[tuple[str, ...], ...],
+) -> dict[str, tuple[tuple[str, ...], ...]]:
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        index.setdefault(phrase[0], []).append(phrase)
+    return {k: tuple(v) for k, v in index.items()}
+
+
 def _find_phrases(
     words: list[str], phrases: tuple[tuple[str, ...], ...]
 ) -> tuple[list[str], set[int]]:
     found: list[str] = []
     used: set[int] = set()
+    starting = _by_first_word(phrases)
     for i in range(len(words)):
-        for phrase in phrases:
+        for phrase in starting.get(words[i], ()):
             n = len(phrase)
             if tuple(words[i : i + n]) != phrase or used.intersection(range(i, i + n)):
                 continue

@@ -106,6 +106,16 @@ class VectorIndex:
                            include=["distances"])
         return [(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
 
+    def search_many(self, project: str, vectors, n: int,
+                    where: dict) -> list[list[tuple[str, float]]]:
+        """One batched query: for each vector, (id, cosine) of its n nearest."""
+        if len(vectors) == 0:
+            return []
+        result = self.collection(project).query(query_embeddings=vectors, n_results=n,
+                                                where=where, include=["distances"])
+        return [[(i, 1.0 - float(d)) for i, d in zip(ids, dists)]
+                for ids, dists in zip(result["ids"], result["distances"])]
+
     def all_ids(self, project: str) -> dict[str, dict]:
         got = self.collection(project).get(include=["metadatas"])
         return dict(zip(got["ids"], got["metadatas"]))

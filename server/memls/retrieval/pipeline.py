@@ -33,6 +33,9 @@ class RetrievalConfig:
     rerank_floor: float = -4.0    # gated: the head is re-ordered only if some logit reaches it
     boosts: bool = True
     query_prefix: str = ""        # embedder query instruction (measured; empty by default)
+    neighbours: int = 0           # add memories within N units of a top hit in its source
+    neighbour_seeds: int = 10     # how many top fused hits lend their neighbours a place
+    neighbour_weight: float = 0.5  # a neighbour's fused score: this share of its seed's
 
 
 def _match(text: str) -> str | None:
@@ -92,6 +95,8 @@ def search(engine: Engine, params: protocol.QueryParams, project: str,
         fused = fusion.score_fusion(lex, vec, lexical_weight=config.lexical_weight)
     if not fused:
         return protocol.QueryResult(project=project, results=[], degraded=degraded)
+    if config.neighbours > 0:
+        fused = neighbours(engine, seen, fused, config)
 
     # The final gate: fetch the candidates through the same hard filters.
     where, args = seen.where("m")
@@ -163,6 +168,50 @@ def search(engine: Engine, params: protocol.QueryParams, project: str,
     took = (time.perf_counter() - started) * 1000
     return protocol.QueryResult(project=project, results=results, degraded=degraded,
                                 took_ms=round(took, 3))
+
+
+_RANGE = re.compile(r"^\s*L?(\d+)")
+
+
+def _start(source_range: str | None) -> int | None:
+    match = _RANGE.match(source_range or "")
+    return int(match.group(1)) if match else None
+
+
+def neighbours(engine: Engine, seen: Visibility, fused: dict[str, float],
+               config: RetrievalConfig) -> dict[str, float]:
+    """Context expansion: memories next to a top hit in the same source (the neighbouring
+    items of a note, the neighbouring turns of a conversation) join the candidates with a
+    share of the hit's score. The hard filters apply to them like to every candidate."""
+    seeds = sorted(fused, key=fused.get, reverse=True)[: config.neighbour_seeds]
+    where, args = seen.where("m")
+    with engine.db.transaction(write=False) as conn:
+        placed = conn.execute(
+            f"SELECT m.id, m.source_uri, m.source_range FROM memories m WHERE m.id IN "
+            f"({', '.join('?' for _ in seeds)}) AND m.source_uri IS NOT NULL",
+            seeds,
+        ).fetchall()
+        by_source: dict[str, list[tuple[int, str]]] = {}
+        for row in placed:
+            start = _start(row["source_range"])
+            if start is not None:
+                by_source.setdefault(row["source_uri"], []).append((start, row["id"]))
+        out = dict(fused)
+        for uri, hits in by_source.items():
+            rows = conn.execute(
+                f"SELECT m.id, m.source_range FROM memories m WHERE m.source_uri = ? "
+                f"AND {where}", (uri, *args),
+            ).fetchall()
+            for row in rows:
+                start = _start(row["source_range"])
+                if start is None:
+                    continue
+                for seed_start, seed in hits:
+                    if row["id"] != seed and abs(start - seed_start) <= config.neighbours:
+                        share = fused[seed] * config.neighbour_weight
+                        if share > out.get(row["id"], 0.0):
+                            out[row["id"]] = share
+    return out
 
 
 def _order(unique, logits, config):
