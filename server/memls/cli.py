@@ -15,6 +15,7 @@ from typing import Any, Optional
 import typer
 
 from memls import __version__, protocol
+from memls.daemon import open_engine
 from memls.engine import Engine
 from memls.errors import InvalidInput, MemlsError
 
@@ -39,7 +40,7 @@ FLAGS = {
     "limit": "--limit", "state": "--state", "status": "--status", "trust": "--trust",
     "text": "TEXT", "id": "ID", "old": "OLD", "signal": "SIGNAL", "file": "FILE",
     "a": "A", "b": "B", "action": "--action", "new": "TEXT_A", "existing": "TEXT_B",
-    "texts": "TEXT_A TEXT_B",
+    "texts": "TEXT_A TEXT_B", "transport": "--stdio/--tcp", "tcp": "--tcp",
 }
 
 ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
@@ -74,7 +75,7 @@ def _call(method: str, kind: type, data: dict[str, Any]) -> Any:
     if getattr(params, "project", "") is None:
         raise InvalidInput("a project is required (there is no default project)",
                            field="project")
-    with Engine.open(State.data_dir, front="cli") as engine:
+    with open_engine(State.data_dir, front="cli") as engine:
         return getattr(engine, method)(params)
 
 
@@ -125,7 +126,7 @@ def store(
         raise InvalidInput("a project is required (there is no default project)",
                            field="project")
     found: list[protocol.Conflict] = []
-    with Engine.open(State.data_dir, front="cli") as engine:
+    with open_engine(State.data_dir, front="cli") as engine:
         r = engine.store(params)
         if wait:
             engine.flush()
@@ -448,7 +449,7 @@ def export(
     if project is None:
         raise InvalidInput("a project is required (there is no default project)",
                            field="project")
-    with Engine.open(State.data_dir, front="cli") as engine:
+    with open_engine(State.data_dir, front="cli") as engine:
         lines = [json.dumps(item, ensure_ascii=False, sort_keys=True)
                  for item in engine.export(project)]
     text = "\n".join(lines) + "\n"
@@ -472,12 +473,71 @@ def import_(
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:
         raise InvalidInput(f"cannot read {file}: {exc.strerror}", field="file") from None
-    with Engine.open(State.data_dir, front="cli") as engine:
+    with open_engine(State.data_dir, front="cli") as engine:
         counts = engine.import_(project, text.splitlines())
     if as_json:
         print(json.dumps({"project": project, "imported": counts}))
     else:
         print("imported " + ", ".join(f"{n} {t}" for t, n in counts.items() if n))
+
+
+@app.command()
+def serve(
+    stdio: bool = typer.Option(False, "--stdio", help="Speak LSP on stdin/stdout (editors)."),
+    tcp: Optional[str] = typer.Option(None, "--tcp", metavar="HOST:PORT",
+                                      help="Speak LSP on a loopback TCP port (long-lived)."),
+    token: Optional[str] = typer.Option(None, "--token", envvar="MEMLS_TOKEN",
+                                        help="TCP: the token clients pass in "
+                                        "initializationOptions.token (default: generated, "
+                                        "written to <data dir>/tcp.token)."),
+    force: bool = typer.Option(False, "--force",
+                               help="TCP: allow a non-loopback address."),
+) -> None:
+    """Run the memls daemon: the language server that owns the store (or joins its owner)."""
+    import ipaddress
+    import secrets
+    import socket
+
+    if stdio == bool(tcp):
+        raise InvalidInput("choose one transport: --stdio or --tcp HOST:PORT", field="transport")
+    from memls.lsp import server as lsp
+
+    data_dir = str(State.data_dir) if State.data_dir else None
+    if stdio:
+        lsp.serve_stdio(data_dir)
+        return
+    host, _, port_text = tcp.rpartition(":")
+    if not host or not port_text.isdigit():
+        raise InvalidInput(f"{tcp!r} is not HOST:PORT", field="tcp")
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, int(port_text))}
+        loopback = all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
+    except (OSError, ValueError):
+        raise InvalidInput(f"cannot resolve {host!r}", field="tcp") from None
+    if not loopback and not force:
+        raise InvalidInput(f"{host} is not a loopback address; memls listens on loopback only "
+                           "(pass --force to override)", field="tcp")
+    from memls.config import data_dir as resolve_dir
+    from memls.config import ensure_private_dir
+
+    if not token:
+        token = secrets.token_urlsafe(24)
+        path = ensure_private_dir(resolve_dir(State.data_dir)) / "tcp.token"
+        path.write_text(token + "\n")
+        path.chmod(0o600)
+        print(f"memls: token written to {path}", file=sys.stderr)
+    print(f"memls: serving LSP on {host}:{port_text}", file=sys.stderr)
+    lsp.serve_tcp(host, int(port_text), token, data_dir)
+
+
+@app.command()
+def schemas(out: Path = typer.Option(Path("schemas"), "--out",
+                                     help="Directory for the JSON Schemas.")) -> None:
+    """Write one JSON Schema (draft 2020-12) per memory/* params, result and notification."""
+    from memls import schemas as gen
+
+    written = gen.write(out)
+    print(f"wrote {len(written)} schemas to {out}")
 
 
 # ---------------------------------------------------------------- entry point

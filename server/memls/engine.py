@@ -725,6 +725,19 @@ class Engine:
                 cosine = None  # the lexical gate; the verdict says "lexical"
         return score_pair(new, existing, similarity=cosine, similarity_kind="cosine")
 
+    def health(self, params: protocol.HealthParams | None = None) -> protocol.HealthResult:
+        from memls import __version__
+
+        models: dict[str, Any] = {}
+        if self.models is not None:
+            models = {s.name: protocol.to_wire(s) for s in (
+                self.models.embedder.status(), self.models.reranker.status())}
+        degraded = self.degraded()
+        return protocol.HealthResult(
+            ok=not degraded, version=__version__, data_dir=str(self.directory),
+            schema_version=self.db.version, vectors=self.vectors_enabled, models=models,
+            degraded=degraded, index_pending=self.indexer.pending() if self.indexer else 0)
+
     def degraded(self) -> list[str]:
         """Every reason retrieval is weaker than configured; empty when all is well."""
         if self.models is None:

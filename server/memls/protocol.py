@@ -384,6 +384,23 @@ class ConflictsNotification(Wire):
     conflicts: list[Conflict]
 
 
+class HealthParams(Wire):
+    pass
+
+
+class HealthResult(Wire):
+    """Is the engine usable, and is anything degraded (models, index)? No project data."""
+
+    ok: bool
+    version: str
+    data_dir: str
+    schema_version: int
+    vectors: bool
+    models: dict[str, Any]
+    degraded: list[str]
+    index_pending: int
+
+
 class SyncNoteParams(Wire):
     """Index one note file (its text as the editor or the disk has it; null: file removed)."""
 
@@ -494,6 +511,7 @@ METHODS: dict[str, Method] = {
     "memory/reindex": Method("reindex", ReindexParams, ReindexResult),
     "memory/doctor": Method("doctor", DoctorParams, DoctorResult),
     "memory/syncNote": Method("sync_note", SyncNoteParams, SyncNoteResult),
+    "memory/health": Method("health", HealthParams, HealthResult),
 }
 """Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
 

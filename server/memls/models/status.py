@@ -12,7 +12,7 @@ ModelState = Literal["not_loaded", "loaded", "missing", "failed", "open_circuit"
 ModelSource = Literal["configured", "packaged"]
 
 
-class ModelStatus(msgspec.Struct, frozen=True, kw_only=True):
+class ModelStatus(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     """One model's state. Anything but "not_loaded" / "loaded" is a degraded state to report.
 
     - not_loaded: found at `path`, will load on first use.

@@ -1,0 +1,17 @@
+"""One owner per data directory; every other process reaches it through its socket.
+
+    from memls.daemon import open_engine
+    engine = open_engine(directory, front="lsp", serve=True)   # Engine or RemoteEngine
+
+See handle.py for takeover (`reconnect`), owner.py for the socket protocol, client.py for
+RemoteEngine.
+"""
+
+from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
+from memls.daemon.handle import LocalEngine, open_engine, reconnect
+from memls.daemon.owner import SOCKET_NAME, OwnerServer, socket_path
+
+__all__ = [
+    "SOCKET_NAME", "LocalEngine", "OwnerExited", "OwnerServer", "OwnerUnavailable",
+    "RemoteEngine", "open_engine", "reconnect", "socket_path",
+]

@@ -1,0 +1,176 @@
+"""open_engine: the one way a front gets an engine handle for a data directory.
+
+Either this process takes the owner lock and gets the local `Engine` (serving it on the socket
+when `serve=True`), or another process owns the directory and this one gets a `RemoteEngine`
+talking to it. Both have the same methods, params and results.
+
+Takeover, for a long-lived front (the LSP daemon) that got a RemoteEngine:
+
+    engine = open_engine(directory, front="lsp", serve=True)
+    ...
+    try:
+        result = engine.query(params)
+    except OwnerExited:                # the owner died or stopped: take over
+        engine = reconnect(engine)     # same arguments, listeners carried over
+        result = engine.query(params)  # reads are safe to retry; see below for writes
+
+`RemoteEngine.on_close` callbacks fire as soon as the owner's connection drops, so the daemon
+can also take over eagerly (do it off the reader thread's caller: schedule `reconnect` on the
+daemon's own loop). A write whose reply was lost raises OwnerExited saying its outcome is
+unknown: acknowledged writes are durable (SQLite, synchronous=FULL), a retried `store` of the
+same text comes back as `duplicate=True` rather than a second copy.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from memls.config import data_dir, ensure_private_dir
+from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
+from memls.daemon.owner import OwnerServer, remove_stale_socket, socket_path
+from memls.engine import Engine
+from memls.errors import StoreError
+from memls.ownership import LOCK_NAME, OwnerLock
+
+__all__ = ["LocalEngine", "OwnerExited", "RemoteEngine", "open_engine", "reconnect"]
+
+RETRY_SLEEP = 0.05
+
+
+class LocalEngine(Engine):
+    """The Engine of the owning process, and the socket server when it serves one.
+
+    close() stops the server (removing the socket) before closing the store and releasing
+    the lock.
+    """
+
+    server: OwnerServer | None = None
+    open_args: dict[str, Any] = {}
+
+    def serve(self) -> OwnerServer:
+        """Start serving the socket (idempotent)."""
+        if self.server is None:
+            self.server = OwnerServer(self, self.directory).start()
+        return self.server
+
+    def close(self, flush_timeout: float = 60.0) -> None:
+        server, self.server = self.server, None
+        if server is not None:
+            server.stop()
+        if self._lock is not None:  # the process still owns the directory: nobody else serves
+            try:
+                remove_stale_socket(socket_path(self.directory))
+            except StoreError:
+                pass
+        super().close(flush_timeout)
+
+
+def _lock_is_held(directory: Path) -> bool:
+    """True when another open file description holds the owner lock right now."""
+    try:
+        fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing the description releases a lock we may have taken
+    return False
+
+
+def _try_own(path: Path, front: str, engine_kw: dict[str, Any]) -> LocalEngine | None:
+    """The local engine if the lock is free now; None if another process holds it."""
+    for attempt in range(2):
+        try:
+            engine = LocalEngine.open(path, front=front, wait_seconds=0, **engine_kw)
+        except StoreError:
+            if _lock_is_held(path):
+                return None
+            if attempt:  # the lock is free and opening still fails: a real store error
+                raise
+            continue  # the holder let go between our two looks: try once more
+        assert isinstance(engine, LocalEngine)
+        return engine
+    return None
+
+
+def open_engine(
+    directory: str | os.PathLike | None = None,
+    *,
+    front: str = "api",
+    serve: bool = False,
+    wait_seconds: float = 30.0,
+    **engine_kw: Any,
+) -> LocalEngine | RemoteEngine:
+    """The engine handle for `directory` (default: --data-dir / $MEMLS_DATA_DIR / user dir).
+
+    Free lock: this process owns the store and gets a LocalEngine (an Engine), serving it on
+    <dir>/memls.sock when `serve` (long-lived fronts; short-lived ones like the CLI do not).
+    Held lock: a RemoteEngine connected to the owner's socket. When the owner does not serve
+    (another CLI command is running), keep trying both until `wait_seconds`, then StoreError.
+    `engine_kw` (vectors, clock, models, retrieval) apply only when this process owns the store.
+    """
+    path = ensure_private_dir(data_dir(directory))
+    args = {"directory": path, "front": front, "serve": serve, "wait_seconds": wait_seconds,
+            **engine_kw}
+    deadline = time.monotonic() + wait_seconds
+    why = "no owner socket"
+    while True:
+        local = _try_own(path, front, engine_kw)
+        if local is not None:
+            local.open_args = args
+            try:
+                if serve:
+                    local.serve()
+                else:
+                    remove_stale_socket(socket_path(path))  # we own it: any socket is stale
+            except BaseException:
+                local.close()
+                raise
+            return local
+        try:
+            remote = RemoteEngine.connect(
+                path, front=front, timeout=max(1.0, min(10.0, deadline - time.monotonic())))
+        except OwnerUnavailable as exc:
+            why = exc.message
+        else:
+            remote.open_args = args
+            return remote
+        if time.monotonic() >= deadline:
+            holder = OwnerLock(path).holder()
+            raise StoreError(
+                f"the data directory {path} is owned by another memls process"
+                f"{f' (pid {holder})' if holder else ''} that does not serve it ({why}); "
+                f"waited {wait_seconds:g} s: stop it, retry, or use another --data-dir"
+            )
+        time.sleep(RETRY_SLEEP)
+
+
+def reconnect(old: LocalEngine | RemoteEngine, **overrides: Any) -> LocalEngine | RemoteEngine:
+    """Close `old` and open its directory again with the same arguments (takeover).
+
+    If the owner is gone the lock is free and this process becomes the owner (serving when it
+    was opened with serve=True); otherwise it connects to whoever owns it now. Listeners and
+    on_close callbacks move to the new handle.
+    """
+    args = dict(getattr(old, "open_args", None) or {"directory": old.directory,
+                                                    "front": old.front})
+    args.update(overrides)
+    listeners = list(old.listeners)
+    on_close = list(getattr(old, "on_close", []))
+    try:
+        old.close()
+    except Exception:  # noqa: BLE001 - the old handle is being replaced anyway
+        pass
+    directory = args.pop("directory")
+    new = open_engine(directory, **args)
+    new.listeners.extend(listeners)
+    if isinstance(new, RemoteEngine):
+        new.on_close.extend(on_close)
+    return new

@@ -1,0 +1,1 @@
+"""The language-server front: memory/* requests, workspace notes, contradiction diagnostics."""

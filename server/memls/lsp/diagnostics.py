@@ -1,0 +1,100 @@
+"""Contradictions as editor diagnostics and code actions (pure: conflicts in, LSP types out)."""
+
+from __future__ import annotations
+
+import re
+
+from lsprotocol import types
+
+from memls import protocol
+
+SOURCE = "memls"
+_RANGE = re.compile(r"^(\d+):(\d+)-(\d+):(\d+)$")
+
+
+def parse_range(text: str | None, lines: list[str] | None = None) -> types.Range | None:
+    """A note unit's stored range ("L:C-L:C", code points) as an LSP range (UTF-16)."""
+    match = _RANGE.match(text or "")
+    if not match:
+        return None
+    sl, sc, el, ec = (int(g) for g in match.groups())
+    if lines is not None:
+        sc, ec = _utf16(lines, sl, sc), _utf16(lines, el, ec)
+    return types.Range(start=types.Position(line=sl, character=sc),
+                       end=types.Position(line=el, character=ec))
+
+
+def _utf16(lines: list[str], line: int, column: int) -> int:
+    if line >= len(lines):
+        return column
+    return len(lines[line][:column].encode("utf-16-le")) // 2
+
+
+def _quote(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def for_document(uri: str, conflicts: list[protocol.Conflict],
+                 lines: list[str] | None = None) -> list[types.Diagnostic]:
+    """One Warning per open contradiction on each of this note's units."""
+    out = []
+    for c in conflicts:
+        if c.status != "open":
+            continue
+        for here, other in ((c.newer, c.older), (c.older, c.newer)):
+            if here.source_uri != uri:
+                continue
+            where = parse_range(here.source_range, lines)
+            if where is None:
+                continue
+            related = []
+            there = parse_range(other.source_range)
+            if other.source_uri and there is not None:
+                related.append(types.DiagnosticRelatedInformation(
+                    location=types.Location(uri=other.source_uri, range=there),
+                    message=f"contradicting statement: {_quote(other.content, 80)}"))
+            kinds = "+".join(dict.fromkeys(s.kind for s in c.signals)) or "contradiction"
+            where_other = f" ({other.source_uri})" if other.source_uri else " (stored memory)"
+            out.append(types.Diagnostic(
+                range=where,
+                severity=types.DiagnosticSeverity.Warning,
+                source=SOURCE,
+                code=kinds,
+                message=(f"Contradicts “{_quote(other.content)}”{where_other}; "
+                         f"confidence {c.confidence:.2f}"
+                         + ("; the newer statement says it replaces it"
+                            if c.proposal == "supersede" else "")),
+                related_information=related or None,
+                data={"project": c.project, "here": here.id, "other": other.id,
+                      "newer": c.newer.id, "older": c.older.id,
+                      "otherUri": other.source_uri, "otherRange": other.source_range},
+            ))
+    return out
+
+
+def actions(diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
+    """For each memls diagnostic: supersede the older, dismiss, open the other statement."""
+    out = []
+    for d in diagnostics:
+        data = d.data if isinstance(d.data, dict) else None
+        if d.source != SOURCE or not data or "newer" not in data:
+            continue
+        pair = {"project": data["project"], "a": data["newer"], "b": data["older"]}
+        out.append(types.CodeAction(
+            title="Supersede the older statement", kind=types.CodeActionKind.QuickFix,
+            diagnostics=[d], command=types.Command(
+                title="Supersede the older statement", command="memls.resolve",
+                arguments=[{**pair, "action": "supersede"}])))
+        out.append(types.CodeAction(
+            title="Not a contradiction", kind=types.CodeActionKind.QuickFix,
+            diagnostics=[d], command=types.Command(
+                title="Not a contradiction", command="memls.resolve",
+                arguments=[{**pair, "action": "dismiss"}])))
+        if data.get("otherUri") and parse_range(data.get("otherRange")) is not None:
+            out.append(types.CodeAction(
+                title="Open the other statement", kind=types.CodeActionKind.Empty,
+                diagnostics=[d], command=types.Command(
+                    title="Open the other statement", command="memls.open",
+                    arguments=[{"uri": data["otherUri"], "range": data["otherRange"]}])))
+    return out
