@@ -15,8 +15,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The daemon on the default store (your data directory): LSP on loopback TCP with a token,
+# and the owner socket that the CLI and other editor windows go through.
+PORT ?= 7457
 run: $(STAMP)
-	@bash scripts/demo.sh $(VENV)/bin/memls
+	$(VENV)/bin/memls serve --tcp 127.0.0.1:$(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)

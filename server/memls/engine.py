@@ -6,6 +6,7 @@ takes a params Struct from `memls.protocol` and returns a result Struct.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import secrets
@@ -26,6 +27,7 @@ from memls.store import records
 from memls.store.db import DB_NAME, Database
 
 MAX_TEXT = 64 * 1024
+_FRONT: contextvars.ContextVar[str | None] = contextvars.ContextVar("memls_front", default=None)
 log = logging.getLogger("memls.engine")
 
 Clock = Callable[[], str]
@@ -48,7 +50,7 @@ class Engine:
         self.db = db
         self.directory = directory
         self.settings = settings or Settings()
-        self.front = front
+        self._default_front = front
         self.clock = clock
         self._lock = lock
         self.retrieval = retrieval or RetrievalConfig(rerank=self.settings.rerank)
@@ -57,6 +59,21 @@ class Engine:
         self.indexer = None
         self.worker = None
         self.listeners: list[Callable[[str, Any], None]] = []
+
+    @property
+    def front(self) -> str:
+        """Who is acting: the front of the current call (socket clients say theirs), else
+        this engine's own."""
+        return _FRONT.get() or self._default_front
+
+    @contextmanager
+    def acting_for(self, front: str | None) -> Iterator[None]:
+        """Record the calls made inside as made by `front` (audit, logs)."""
+        token = _FRONT.set(front)
+        try:
+            yield
+        finally:
+            _FRONT.reset(token)
 
     @property
     def vectors_enabled(self) -> bool:
@@ -132,9 +149,13 @@ class Engine:
             raise
         engine = cls(db, directory=path, settings=settings, front=front, clock=clock, lock=lock,
                      retrieval=retrieval)
-        if settings.vectors if vectors is None else vectors:
-            engine.attach_vectors(models)
-        engine.start_worker()
+        try:
+            if settings.vectors if vectors is None else vectors:
+                engine.attach_vectors(models)
+            engine.start_worker()
+        except BaseException:
+            engine.close(flush_timeout=0)  # releases the database and the lock
+            raise
         return engine
 
     def close(self, flush_timeout: float = 60.0) -> None:

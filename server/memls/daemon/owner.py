@@ -146,6 +146,7 @@ class _Connection:
         self.sock = sock
         self.name = f"client-{number}"
         self.subscribed = False
+        self.front: str | None = None
         self.closed = threading.Event()
         self._out: queue.Queue[bytes | None] = queue.Queue(maxsize=OUTBOX_LIMIT)
         self._reader = threading.Thread(target=self._read_loop, name=f"memls-owner-{self.name}-in",
@@ -404,6 +405,8 @@ class OwnerServer:
         """Run one request on the engine; returns plain (camelCase) data."""
         if method == "$/hello":
             hello = protocol.parse(HelloParams, params)
+            if conn is not None and hello.front:
+                conn.front = hello.front
             if hello.version and hello.version != __version__:
                 log.warning("memls owner: client %s runs memls %s, this owner %s",
                             hello.pid, hello.version, __version__)
@@ -413,8 +416,10 @@ class OwnerServer:
         spec = protocol.METHODS.get(method)
         if spec is not None:
             parsed = protocol.parse(spec.params, params)
-            return protocol.to_wire(getattr(self.engine, spec.engine)(parsed))
+            with self.engine.acting_for(conn.front if conn is not None else None):
+                return protocol.to_wire(getattr(self.engine, spec.engine)(parsed))
         handler = self._handlers.get(method)
         if handler is not None:
-            return protocol.to_wire(handler(protocol.parse(EXTRA_PARAMS[method], params)))
+            with self.engine.acting_for(conn.front if conn is not None else None):
+                return protocol.to_wire(handler(protocol.parse(EXTRA_PARAMS[method], params)))
         raise MethodNotFound(f"unknown method {method!r}")

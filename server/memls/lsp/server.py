@@ -40,6 +40,8 @@ from memls.notes.parse import split_lines
 
 log = logging.getLogger("memls.lsp")
 
+READS = {"query", "get", "list", "forgotten", "conflicts", "stats", "audit", "health",
+         "doctor", "dead_letters", "check_pair"}
 ERROR_CODES = {"not_found": -32004, "refused": -32005, "store": -32006,
                "model_unavailable": -32007, "error": -32000}
 
@@ -98,6 +100,7 @@ class MemlsServer(LanguageServer):
         self._refresh: dict[str, asyncio.TimerHandle] = {}
         self.sync_debounce = notes.Debouncer(0.25, self._sync_uri)
         self.open_error: str | None = None
+        self._takeover = asyncio.Lock()
 
     # ------------------------------------------------------------ engine access
 
@@ -118,8 +121,22 @@ class MemlsServer(LanguageServer):
         if self.engine is None:
             raise JsonRpcServerError(f"the memls engine could not start: {self.open_error}",
                                      ERROR_CODES["store"])
+        from memls.daemon.handle import OwnerExited, reconnect
+
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, getattr(self.engine, method), params)
+        engine = self.engine
+        try:
+            return await loop.run_in_executor(self.pool, getattr(engine, method), params)
+        except OwnerExited:
+            # The owning process went away: take over (or join the next owner), then retry
+            # reads; a write's outcome is unknown, so it is reported, not repeated.
+            async with self._takeover:
+                if self.engine is engine:  # not yet replaced by a concurrent call
+                    self.engine = await loop.run_in_executor(self.pool, reconnect, engine)
+            if method in READS:
+                return await loop.run_in_executor(self.pool, getattr(self.engine, method),
+                                                  params)
+            raise
 
     async def request(self, name: str, raw: Any) -> Any:
         method = protocol.METHODS[name]
@@ -160,6 +177,9 @@ class MemlsServer(LanguageServer):
 
         loop = asyncio.get_running_loop()
         self._loop = loop
+        if self.engine is not None:  # opened at process start (TCP daemon)
+            self.ready.set()
+            return
         try:
             self.engine = await loop.run_in_executor(
                 self.pool, lambda: open_engine(self.data_dir, front="lsp", serve=True))
@@ -433,4 +453,14 @@ def serve_stdio(data_dir: str | None = None) -> None:
 
 
 def serve_tcp(host: str, port: int, token: str, data_dir: str | None = None) -> None:
-    build(data_dir, token=token).start_tcp(host, port)
+    """The long-lived daemon: owns the store from the start (the CLI and other windows go
+    through its socket at once), and speaks LSP on loopback TCP to clients with the token."""
+    from memls.daemon.handle import open_engine
+
+    server = build(data_dir, token=token)
+    server.engine = open_engine(data_dir, front="lsp", serve=True)
+    server.engine.listeners.append(server._engine_event)
+    try:
+        server.start_tcp(host, port)
+    finally:
+        server.engine.close()
