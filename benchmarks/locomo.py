@@ -152,6 +152,8 @@ def main() -> int:
     parser.add_argument("--conversations", type=int, default=0, help="only the first N")
     parser.add_argument("--store", help="keep the ingested store in this directory and reuse "
                         "it on the next run (sweeps)")
+    parser.add_argument("--rerank-max-length", type=int, default=None,
+                        help="cross-encoder pair length in tokens (default: the runtime's)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         help="override a RetrievalConfig field, e.g. --set rerank_depth=40")
     args = parser.parse_args()
@@ -165,8 +167,13 @@ def main() -> int:
         kind = type(getattr(base, field))
         base = replace(base, **{field: (value.lower() in ("1", "true")) if kind is bool
                                 else kind(value)})
+    models = None
+    if args.rerank_max_length:
+        from memls.models import ModelRuntime
+
+        models = ModelRuntime(rerank_max_length=args.rerank_max_length)
     with tempfile.TemporaryDirectory() as tmp, \
-            Engine.open(args.store or tmp, front="bench", retrieval=base) as engine:
+            Engine.open(args.store or tmp, front="bench", retrieval=base, models=models) as engine:
         owners, seconds = reuse(engine, samples) if args.store else (None, 0.0)
         if not owners:
             owners, seconds = ingest(engine, samples)

@@ -276,3 +276,28 @@ async def test_watched_file_removed_on_disk_forgets_its_units(client):
     log = await wait_for_async(lambda: call(client, "memory/forgotten", reason="source_removed"),
                                lambda r: r["entries"], "forgetting on delete")
     assert "Tuesdays" in log["entries"][0]["preview"]
+
+
+@pytest.mark.asyncio
+async def test_the_remaining_requests(client):
+    a = await call(client, "memory/store", text="The API listens on port 8080 in staging")
+    pair = await call(client, "memory/checkPair", new="The API listens on port 9090",
+                      existing="The API listens on port 8080")
+    assert pair["contradiction"] is True
+    audit = await call(client, "memory/audit", id=a["id"])
+    assert [e["op"] for e in audit["entries"]] == ["store"] and audit["entries"][0]["front"] == "lsp"
+    assert (await call(client, "memory/maintain"))["failed"] == []
+    assert (await call(client, "memory/deadLetters"))["failed"] == []
+    re = await call(client, "memory/reindex")
+    assert re["indexed"] and re["queued"] >= 1
+    doctor = await call(client, "memory/doctor")
+    assert doctor["ok"], doctor["problems"]
+    note = uris.from_fs_path(str(client.root / ".memls" / "extra.md"))
+    synced = await call(client, "memory/syncNote", uri=note, text="- Lint with ruff\n")
+    assert len(synced["added"]) == 1 and synced["project"] == project_of(client)
+    with pytest.raises(JsonRpcException) as err:
+        await client.protocol.send_request_async(
+            "memory/syncNote", {"uri": "file:///etc/passwd.md", "text": "- x"})
+    assert err.value.code == -32602 and "uri" in str(err.value)
+    listed = await call(client, "memory/list", limit=1000)
+    assert all(m["project"] == project_of(client) for m in listed["memories"])

@@ -146,17 +146,18 @@ class MemlsServer(LanguageServer):
             if not isinstance(raw, dict):
                 raise InvalidInput("params must be an object", field=None)
             data = dict(raw)
-            uri = data.pop("uri", None)
-            if name == "memory/syncNote":
+            if name == "memory/syncNote":  # its uri is the note itself
                 uri = data.get("uri")
                 folder = self.projects.containing(uri) if isinstance(uri, str) else None
                 if folder is None:
                     raise InvalidInput("the note is outside the workspace folders", field="uri")
                 data["project"] = folder.project
-            elif "project" in method.params.__struct_fields__:
-                data["project"] = self.projects.resolve({"project": data.get("project"),
-                                                         "uri": uri})
-                self.used_projects.add(data["project"])
+            else:
+                uri = data.pop("uri", None)  # names the document, for the project only
+                if "project" in method.params.__struct_fields__:
+                    data["project"] = self.projects.resolve({"project": data.get("project"),
+                                                             "uri": uri})
+                    self.used_projects.add(data["project"])
             params = protocol.parse(method.params, data)
             result = await self.run(method.engine, params)
         except InvalidInput as exc:
