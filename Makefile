@@ -22,6 +22,7 @@ run: $(STAMP)
 	$(VENV)/bin/memls serve --tcp 127.0.0.1:$(PORT)
 
 test: $(STAMP)
+	@command -v nvim >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q neovim >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q neovim >/dev/null 2>&1))) || true
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 clean:

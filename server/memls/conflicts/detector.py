@@ -68,7 +68,7 @@ def detect(engine: Engine, row, pairs: list[tuple[str, float | None]]) -> list[F
     findings = []
     for memory_id, cosine in pairs:
         other = rows.get(memory_id)
-        if other is None or (other["recorded_at"], other["id"]) > (row["recorded_at"], row["id"]):
+        if other is None or (other["recorded_at"], other["seq"]) > (row["recorded_at"], row["seq"]):
             continue  # only what was there before: the later one's own check covers the pair
         verdict = score_pair(row["content"], other["content"], similarity=cosine,
                              similarity_kind="cosine")

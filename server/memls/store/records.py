@@ -12,7 +12,8 @@ MEMORY_FIELDS = (
     "recorded_at", "invalidated_at", "feedback_score", "content_hash", "canonical_hash",
     "source_uri", "source_range", "derived_from",
 )
-COLUMNS = ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
+COLUMNS = "m.seq, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
+"""Every memory field, plus `seq` (insertion order, for tie-breaks)."""
 
 
 def links(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[list[str], list[str]]]:
