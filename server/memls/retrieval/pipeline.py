@@ -33,7 +33,7 @@ class RetrievalConfig:
     rerank_floor: float = -4.0    # gated: the head is re-ordered only if some logit reaches it
     boosts: bool = True
     query_prefix: str = ""        # embedder query instruction (measured; empty by default)
-    neighbours: int = 0           # add memories within N units of a top hit in its source
+    neighbours: int = 2           # add memories within N units of a top hit in its source
     neighbour_seeds: int = 10     # how many top fused hits lend their neighbours a place
     neighbour_weight: float = 0.5  # a neighbour's fused score: this share of its seed's
 
