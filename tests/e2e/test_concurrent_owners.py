@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls import uris
+from lsp_helpers import plain
 from pytest_lsp import ClientServerConfig, client_capabilities
 
 PER_WRITER = 300
@@ -86,15 +87,6 @@ with open(out, "w") as f:
 BAD = [re.compile(p, re.I) for p in (
     r"database is locked", r"traceback \(most recent call last\)",
     r"chroma\w*.*(error|exception|fail)", r"(error|exception|fail).*chroma")]
-
-
-def plain(value):
-    """Custom results come back as namedtuples: make them plain data."""
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
 
 
 async def call(client, method, **params):

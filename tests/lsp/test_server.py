@@ -14,6 +14,7 @@ import pytest_asyncio
 from lsprotocol import types
 from pygls import uris
 from pygls.exceptions import JsonRpcException
+from lsp_helpers import plain
 from pytest_lsp import ClientServerConfig, client_capabilities
 
 EDITORS = ["visual-studio-code", "neovim"]
@@ -24,15 +25,6 @@ AGENTS = """# Agent notes
 - The API listens on port 8080
 - Tests run with pytest
 """
-
-
-def plain(value):
-    """Custom results come back as namedtuples: make them plain data."""
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
 
 
 async def wait_for(predicate, timeout=60.0, what="condition"):
