@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -70,6 +71,17 @@ class MemlsProtocol(LanguageServerProtocol):
             return RawRequest
         return super().get_message_type(method)
 
+    def handle_message(self, message):
+        server = self._server
+        method = getattr(message, "method", None)
+        if (server.token is not None and not server.authenticated and method is not None
+                and method not in (types.INITIALIZE, types.EXIT)):
+            if getattr(message, "id", None) is not None:  # a request: refuse it, answered
+                self._send_response(message.id, error=JsonRpcServerError(
+                    "not initialized with the token", -32002).to_response_error())
+            return None
+        return super().handle_message(message)
+
     def notify(self, method: str, params: Any | None = None) -> None:
         # memory/conflicts is a request (client -> server) and a notification (server ->
         # client): ours go out as plain notifications, whatever get_message_type says.
@@ -87,6 +99,8 @@ class MemlsServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Full)
         self.data_dir = data_dir
         self.token = token
+        self.authenticated = token is None
+        self.owns_engine = True    # False for a TCP connection: the daemon's engine is shared
         self.engine: Any = None
         self.ready = asyncio.Event()
         self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memls-engine")
@@ -182,9 +196,12 @@ class MemlsServer(LanguageServer):
             self.ready.set()
             return
         try:
-            self.engine = await loop.run_in_executor(
-                self.pool, lambda: open_engine(self.data_dir, front="lsp", serve=True))
-            self.engine.listeners.append(self._engine_event)
+            def opened():
+                engine = open_engine(self.data_dir, front="lsp", serve=True)
+                engine.listeners.append(self._engine_event)  # a subscription: not on the loop
+                return engine
+
+            self.engine = await loop.run_in_executor(self.pool, opened)
         except Exception as exc:  # noqa: BLE001 - reported to the editor, never silent
             self.open_error = str(exc)
             log.exception("engine failed to open")
@@ -361,9 +378,12 @@ def build(data_dir: str | None = None, token: str | None = None) -> MemlsServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: MemlsServer, params: types.InitializeParams) -> None:
         options = params.initialization_options or {}
-        if ls.token is not None and (not isinstance(options, dict)
-                                     or options.get("token") != ls.token):
-            raise JsonRpcInvalidParams(message="initializationOptions.token is missing or wrong")
+        if ls.token is not None:
+            given = options.get("token") if isinstance(options, dict) else None
+            if not isinstance(given, str) or not secrets.compare_digest(given, ls.token):
+                raise JsonRpcInvalidParams(
+                    message="initializationOptions.token is missing or wrong")
+            ls.authenticated = True
         folders = [f.uri for f in params.workspace_folders or []]
         if not folders and params.root_uri:
             folders = [params.root_uri]
@@ -441,10 +461,10 @@ def build(data_dir: str | None = None, token: str | None = None) -> MemlsServer:
         return {"success": bool(getattr(result, "success", False))}
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: MemlsServer, *args: Any) -> None:
-        if ls.engine is not None:
-            ls.engine.close()
-            ls.engine = None
+    async def shutdown(ls: MemlsServer, *args: Any) -> None:
+        engine, ls.engine = ls.engine, None
+        if engine is not None and ls.owns_engine:  # off the loop: close waits for work
+            await asyncio.get_running_loop().run_in_executor(None, engine.close)
 
     return server
 
@@ -455,13 +475,42 @@ def serve_stdio(data_dir: str | None = None) -> None:
 
 def serve_tcp(host: str, port: int, token: str, data_dir: str | None = None) -> None:
     """The long-lived daemon: owns the store from the start (the CLI and other windows go
-    through its socket at once), and speaks LSP on loopback TCP to clients with the token."""
+    through its socket at once), and speaks LSP on loopback TCP. Each connection gets its
+    own server (its own replies, workspace and notes) over the one shared engine, and must
+    initialize with the token before anything else is answered. A client leaving does not
+    stop the daemon."""
+    import threading
+
+    from pygls.io_ import run_async
+
     from memls.daemon.handle import open_engine
 
-    server = build(data_dir, token=token)
-    server.engine = open_engine(data_dir, front="lsp", serve=True)
-    server.engine.listeners.append(server._engine_event)
+    engine = open_engine(data_dir, front="lsp", serve=True)
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server = build(data_dir, token=token)
+        server.engine, server.owns_engine = engine, False
+        server.ready.set()
+        engine.listeners.append(server._engine_event)
+        server.protocol.set_writer(writer)
+        try:
+            await run_async(stop_event=threading.Event(), reader=reader,
+                            protocol=server.protocol, logger=log,
+                            error_handler=server.report_server_error)
+        finally:
+            engine.listeners.remove(server._engine_event)
+            server._loop = None
+            server.pool.shutdown(wait=False)
+            writer.close()
+
+    async def main() -> None:
+        listener = await asyncio.start_server(connection, host, port)
+        async with listener:
+            await listener.serve_forever()
+
     try:
-        server.start_tcp(host, port)
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
     finally:
-        server.engine.close()
+        engine.close()
