@@ -33,6 +33,7 @@ app.add_typer(review_app, name="review")
 
 # Wire field -> how the CLI spells it, for error messages.
 FLAGS = {
+    "mode": "--mode", "rerankDepth": "--rerank-depth",
     "project": "--project", "validFrom": "--valid-from", "validUntil": "--valid-until",
     "validAt": "--valid-at", "asOf": "--as-of", "k": "--k", "type": "--type",
     "types": "--type", "reason": "--reason", "by": "--by", "note": "--note",
@@ -546,7 +547,9 @@ def schemas(out: Path = typer.Option(Path("schemas"), "--out",
 def main(argv: list[str] | None = None) -> int:
     command = typer.main.get_command(app)
     try:
-        command.main(args=argv, prog_name="memls", standalone_mode=False)
+        code = command.main(args=argv, prog_name="memls", standalone_mode=False)
+        if isinstance(code, int):  # typer.Exit(n) comes back as a value here
+            return code
     except MemlsError as exc:
         where = FLAGS.get(exc.field or "", exc.field)
         print(f"memls: error: {where + ': ' if where else ''}{exc.message}", file=sys.stderr)
@@ -560,6 +563,9 @@ def main(argv: list[str] | None = None) -> int:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         print(f"memls: error: {message}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)
+    except (OSError, UnicodeError) as exc:  # a file the user named: one line, not a trace
+        print(f"memls: error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

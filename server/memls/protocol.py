@@ -435,16 +435,6 @@ class DeadLettersResult(Wire):
 
 # ---------------------------------------------------------------- helpers
 
-_VOCABULARIES = {
-    "type": MEMORY_TYPES,
-    "types": MEMORY_TYPES,
-    "status": STATUSES,
-    "trust": TRUST_STATES,
-    "state": TRUST_STATES,
-    "reason": FORGET_REASONS,
-    "signal": FEEDBACK_SIGNALS,
-    "action": REVIEW_ACTIONS,
-}
 _PATH = re.compile(r" - at `\$\.?([A-Za-z_]*)[^`]*`$")
 
 T = typing.TypeVar("T")
@@ -467,9 +457,32 @@ def parse(kind: type[T], data: Any) -> T:
             field = (missing or unknown).group(1) if (missing or unknown) else None
         if "matching regex '\\\\S'" in text:
             text = "must not be empty or white space"
-        elif field in _VOCABULARIES and "Invalid enum value" in text:
-            text = f"{text}; expected one of: {', '.join(_VOCABULARIES[field])}"
+        elif "Invalid enum value" in text and field is not None:
+            allowed = _allowed(kind, field)
+            if allowed:
+                text = f"{text}; expected one of: {', '.join(allowed)}"
         raise InvalidInput(text, field=field) from None
+
+
+def _allowed(kind: type, field: str) -> list[str]:
+    """The values a Literal field of a params Struct accepts (by its wire name)."""
+    import msgspec.inspect as mi
+
+    def literals(t) -> list[str]:
+        if isinstance(t, mi.LiteralType):
+            return [str(v) for v in t.values]
+        for inner in getattr(t, "types", ()) or ((t.item_type,) if hasattr(t, "item_type")
+                                                 else ()):
+            found = literals(inner)
+            if found:
+                return found
+        return []
+
+    info = mi.type_info(kind)
+    for f in getattr(info, "fields", ()):
+        if f.encode_name == field:
+            return literals(f.type)
+    return []
 
 
 def to_wire(value: Any) -> Any:

@@ -14,9 +14,12 @@ def now() -> str:
 
 
 def format_ts(moment: datetime) -> str:
+    """Always 27 characters (a four-digit year), so that text order is time order."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime(_FORMAT)
+    m = moment.astimezone(timezone.utc)
+    return (f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:"
+            f"{m.second:02d}.{m.microsecond:06d}Z")
 
 
 def parse_ts(text: str, *, field: str) -> str:
@@ -26,7 +29,12 @@ def parse_ts(text: str, *, field: str) -> str:
         raise InvalidInput("expected an ISO 8601 date or date-time", field=field)
     try:
         moment = datetime.fromisoformat(value)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.astimezone(timezone.utc)
+        if not 1000 <= moment.year <= 9998:
+            raise InvalidInput("a year from 1000 to 9998 is expected", field=field)
+    except (ValueError, OverflowError):
         raise InvalidInput(
             f"{text!r} is not an ISO 8601 date or date-time (e.g. 2025-03-01 or "
             "2025-03-01T12:00:00Z)",

@@ -105,6 +105,16 @@ def import_lines(engine: Engine, project: str, lines: Iterable[str]) -> dict[str
             counts[table] += 1
             if table == "memories":
                 outbox.enqueue(conn, project, row["id"], "index", now)
+        # every reference must stay inside the project (an edge or log row naming another
+        # project's memory would leak its id into this one)
+        stray = conn.execute(
+            "SELECT e.src, e.dst FROM edges e WHERE e.project = ? AND EXISTS ("
+            " SELECT 1 FROM memories m WHERE m.id IN (e.src, e.dst) AND m.project <> ?)",
+            (project, project),
+        ).fetchone()
+        if stray is not None:
+            raise InvalidInput(f"an edge {stray['src']} -> {stray['dst']} leaves project "
+                               f"{project!r}", field="file")
         engine._audit(conn, project, "import", None, now,
                       **{k: v for k, v in counts.items() if v})
     return counts

@@ -132,3 +132,13 @@ def test_installed_entry_points(tmp_path):
     out = subprocess.run([str(exe), "store", "hello"], capture_output=True, text=True,
                          timeout=60, env=env)
     assert out.returncode == 2 and out.stderr.strip().startswith("memls: error: --project")
+
+
+def test_doctor_exits_1_on_a_problem_and_file_errors_are_one_line(run, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text('[models]\nembedder_dir = "/nowhere"\n')
+    code, out, _ = run("doctor", "-p", "w")
+    assert code == 1 and "embedder missing" in out
+    code, out, err = run("export", "-p", "w", "--out", str(tmp_path / "no" / "such" / "x"))
+    assert code == 1 and err.count("\n") == 1 and "No such file" in err

@@ -477,3 +477,27 @@ def test_import_refuses_bad_files_and_other_projects(engine, clock, tmp_path):
     with pytest.raises(InvalidInput, match="header"):
         engine.import_("alpha", lines[1:])
     assert engine.stats(p.StatsParams(project="beta")).memories == 1
+
+
+def test_dates_outside_four_digit_years_are_refused(engine):
+    for bad in ("0005-01-01", "9999-12-31T23:00:00-05:00"):
+        with pytest.raises(InvalidInput) as err:
+            store(engine, "x", validFrom=bad)
+        assert err.value.field == "validFrom"
+    assert count_rows(engine, "memories") == 0
+
+
+def test_import_refuses_an_edge_into_another_project(engine, clock):
+    import json
+
+    a = store(engine, "Alpha fact", project="alpha")
+    b = store(engine, "Beta fact", project="beta")
+    lines = [json.dumps(x) for x in engine.export("alpha")]
+    edge = {"table": "edges", "row": {"src": a.id, "dst": b.id, "kind": "supersedes",
+                                      "project": "alpha", "created_at": "2025-01-01",
+                                      "confidence": None, "status": None, "detail": None,
+                                      "closed_at": None}}
+    engine.forget(p.ForgetParams(id=a.id, reason="user_deleted", project="alpha"))
+    with pytest.raises(InvalidInput, match="leaves project"):
+        engine.import_("alpha", [lines[0], lines[1], json.dumps(edge)])
+    assert engine.get(p.GetParams(id=b.id, project="beta")).superseded_by == []

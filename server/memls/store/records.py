@@ -17,15 +17,18 @@ COLUMNS = "m.seq, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
 
 
 def links(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[list[str], list[str]]]:
-    """id -> (ids it supersedes, ids that supersede it)."""
+    """id -> (ids it supersedes, ids that supersede it); only edges whose two ends are in one
+    project (the edge's)."""
     wanted = list(dict.fromkeys(ids))
     found: dict[str, tuple[list[str], list[str]]] = {i: ([], []) for i in wanted}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         marks = ", ".join("?" for _ in chunk)
         rows = conn.execute(
-            f"SELECT src, dst FROM edges WHERE kind = 'supersedes' "
-            f"AND (src IN ({marks}) OR dst IN ({marks})) ORDER BY created_at, src, dst",
+            f"SELECT e.src, e.dst FROM edges e JOIN memories a ON a.id = e.src "
+            f"JOIN memories b ON b.id = e.dst WHERE e.kind = 'supersedes' "
+            f"AND a.project = e.project AND b.project = e.project "
+            f"AND (e.src IN ({marks}) OR e.dst IN ({marks})) ORDER BY e.created_at, e.src, e.dst",
             chunk + chunk,
         ).fetchall()
         for src, dst in rows:
