@@ -272,6 +272,10 @@ class Engine:
                 "AND m.canonical_hash = ? AND m.status = 'active'",
                 (project, canonical),
             ).fetchone()
+            if existing is not None and existing["trust"] == "rejected":
+                raise Refused(
+                    f"this content is memory {existing['id']}, rejected on review; restore it "
+                    "(review restore) to use it again", field="text")
             if existing is not None:
                 memory = records.to_memories(conn, [existing])[0]
                 return protocol.StoreResult(

@@ -501,3 +501,12 @@ def test_import_refuses_an_edge_into_another_project(engine, clock):
     with pytest.raises(InvalidInput, match="leaves project"):
         engine.import_("alpha", [lines[0], lines[1], json.dumps(edge)])
     assert engine.get(p.GetParams(id=b.id, project="beta")).superseded_by == []
+
+
+def test_storing_rejected_content_again_says_so(engine):
+    m = store(engine, "Use global variables for config")
+    engine.review(p.ReviewParams(action="reject", id=m.id, project="alpha"))
+    with pytest.raises(Refused, match="rejected on review"):
+        store(engine, "use global variables for config")
+    engine.review(p.ReviewParams(action="restore", id=m.id, project="alpha"))
+    assert store(engine, "use global variables for config").duplicate

@@ -292,3 +292,12 @@ def test_the_same_code_against_a_chroma_server(tmp_path, chroma_server, monkeypa
         engine.flush()
         assert ids[FACTS[2]] not in engine.index.all_ids("alpha")
         assert engine.doctor(p.DoctorParams(project="alpha")).ok
+
+
+def test_reads_never_create_a_collection(vengine):
+    store(vengine, FACTS[0])
+    vengine.flush()
+    before = len(vengine.index.client.list_collections())
+    assert query(vengine, "anything", project="typo-project").results == []
+    assert vengine.doctor(p.DoctorParams(project="typo-project")).ok
+    assert len(vengine.index.client.list_collections()) == before

@@ -57,12 +57,13 @@ def detect(engine: Engine, row, pairs: list[tuple[str, float | None]]) -> list[F
     if not pairs:
         return []
     ids = [i for i, _ in pairs]
+    where, args = Visibility(projects=(row["project"],), now=engine.clock()).where("m")
     with engine.db.transaction(write=False) as conn:
-        rows = {
+        rows = {  # the hard filters again: Chroma's metadata may lag the record
             r["id"]: r for r in conn.execute(
-                f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ? AND m.id IN "
-                f"({', '.join('?' for _ in ids)})",
-                [row["project"], *ids],
+                f"SELECT {records.COLUMNS} FROM memories m WHERE m.id IN "
+                f"({', '.join('?' for _ in ids)}) AND {where}",
+                [*ids, *args],
             )
         }
     findings = []

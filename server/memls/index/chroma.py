@@ -69,6 +69,18 @@ class VectorIndex:
                     )
             return self._client
 
+    def existing(self, project: str):
+        """The project's collection if it exists; reads never create one."""
+        name = collection_name(project, self.model_tag)
+        found = self._collections.get(name)
+        if found is None:
+            try:
+                found = self.client.get_collection(name, embedding_function=None)
+            except Exception:  # noqa: BLE001 - chromadb raises NotFoundError / ValueError
+                return None
+            self._collections[name] = found
+        return found
+
     def collection(self, project: str):
         name = collection_name(project, self.model_tag)
         found = self._collections.get(name)
@@ -89,19 +101,24 @@ class VectorIndex:
     def update_meta(self, project: str, ids: list[str], metas: list[dict]) -> None:
         if not ids:
             return
-        col = self.collection(project)
+        col = self.existing(project)
+        if col is None:
+            return
         present = set(col.get(ids=ids, include=[])["ids"])
         keep = [(i, m) for i, m in zip(ids, metas) if i in present]
         if keep:
             col.update(ids=[i for i, _ in keep], metadatas=[m for _, m in keep])
 
     def delete(self, project: str, ids: list[str]) -> None:
-        if ids:
-            self.collection(project).delete(ids=ids)
+        col = self.existing(project) if ids else None
+        if col is not None:
+            col.delete(ids=ids)
 
     def search(self, project: str, vector, n: int, where: dict) -> list[tuple[str, float]]:
         """(id, cosine similarity) of the n nearest memories passing `where`."""
-        col = self.collection(project)
+        col = self.existing(project)
+        if col is None:
+            return []
         result = col.query(query_embeddings=[vector], n_results=n, where=where,
                            include=["distances"])
         return [(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
@@ -109,15 +126,19 @@ class VectorIndex:
     def search_many(self, project: str, vectors, n: int,
                     where: dict) -> list[list[tuple[str, float]]]:
         """One batched query: for each vector, (id, cosine) of its n nearest."""
-        if len(vectors) == 0:
-            return []
-        result = self.collection(project).query(query_embeddings=vectors, n_results=n,
+        col = self.existing(project)
+        if len(vectors) == 0 or col is None:
+            return [[] for _ in vectors]
+        result = col.query(query_embeddings=vectors, n_results=n,
                                                 where=where, include=["distances"])
         return [[(i, 1.0 - float(d)) for i, d in zip(ids, dists)]
                 for ids, dists in zip(result["ids"], result["distances"])]
 
     def all_ids(self, project: str) -> dict[str, dict]:
-        got = self.collection(project).get(include=["metadatas"])
+        col = self.existing(project)
+        if col is None:
+            return {}
+        got = col.get(include=["metadatas"])
         return dict(zip(got["ids"], got["metadatas"]))
 
     def drop(self, project: str) -> None:

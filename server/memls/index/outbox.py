@@ -54,6 +54,7 @@ class Indexer:
         self.embedder = embedder
         self.after_index = after_index
         self._checked: set[str] = set()
+        self.stopping = False  # set by the worker's stop(): finish the batch, take no more
         self._lock = threading.Lock()
         self.last_error: str | None = None
 
@@ -66,7 +67,7 @@ class Indexer:
         """Apply pending rows; returns how many were applied. Raises what stopped it."""
         done = 0
         with self._lock:
-            while limit is None or done < limit:
+            while (limit is None or done < limit) and not self.stopping:
                 rows = self.db.read(
                     "SELECT seq, project, memory_id, op FROM outbox ORDER BY seq LIMIT ?",
                     (batch,),

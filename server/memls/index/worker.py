@@ -55,6 +55,10 @@ class IndexWorker:
         return self.indexer.pending() == 0
 
     def stop(self) -> None:
+        """Stop after the batch in hand; returns only when the thread has ended, so that the
+        owner lock is never released while this process still writes to Chroma."""
         self._stop = True
+        self.indexer.stopping = True
         self._wake.set()
-        self._thread.join(timeout=10)
+        self._thread.join()
+        self.indexer.stopping = False

@@ -29,13 +29,20 @@ def discover(root: Path, globs: list[str]) -> list[Path]:
     return found
 
 
+class Unreadable(Exception):
+    """The note exists but is not indexed now (too large, unreadable): its memories stay."""
+
+
 def read_disk(path: Path) -> str | None:
+    """The note's text, or None when it no longer exists (its units are then forgotten)."""
     try:
         if path.stat().st_size > MAX_NOTE_BYTES:
-            return None
+            raise Unreadable(f"{path} is larger than {MAX_NOTE_BYTES} bytes")
         return path.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except (IsADirectoryError, PermissionError, OSError) as exc:
+        raise Unreadable(f"{path}: {exc}") from None
 
 
 class Debouncer:

@@ -278,8 +278,12 @@ class MemlsServer(LanguageServer):
             text = doc.source  # the open buffer wins over the disk
         else:
             path = Path(uris.to_fs_path(uri) or "")
-            text = await asyncio.get_running_loop().run_in_executor(
-                self.pool, notes.read_disk, path)
+            try:
+                text = await asyncio.get_running_loop().run_in_executor(
+                    self.pool, notes.read_disk, path)
+            except notes.Unreadable as exc:
+                log.warning("not indexing %s", exc)  # keep what was indexed before
+                return
         params = protocol.SyncNoteParams(uri=uri, text=text, project=folder.project,
                                          default_type=notes.note_type(uri, folder.path))
         try:

@@ -188,8 +188,8 @@ def neighbours(engine: Engine, seen: Visibility, fused: dict[str, float],
     with engine.db.transaction(write=False) as conn:
         placed = conn.execute(
             f"SELECT m.id, m.source_uri, m.source_range FROM memories m WHERE m.id IN "
-            f"({', '.join('?' for _ in seeds)}) AND m.source_uri IS NOT NULL",
-            seeds,
+            f"({', '.join('?' for _ in seeds)}) AND m.source_uri IS NOT NULL AND {where}",
+            (*seeds, *args),
         ).fetchall()
         by_source: dict[str, list[tuple[int, str]]] = {}
         for row in placed:
