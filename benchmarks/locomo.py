@@ -188,7 +188,7 @@ def main() -> int:
         if args.sweep:
             return sweep(engine, samples, owners, base)
         report = {}
-        print(f"\n| method | R@5 | R@10 | R@25 | p50 ms | p95 ms |  (categories 1-4)")
+        print("\n| method | R@5 | R@10 | R@25 | p50 ms | p95 ms |  (categories 1-4)")
         print("|---|---|---|---|---|---|")
         for method in args.methods.split(","):
             per_cat, lat = evaluate(engine, samples, owners, method, base)

@@ -7,7 +7,6 @@ import asyncio
 import os
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import pytest_asyncio

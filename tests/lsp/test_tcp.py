@@ -7,15 +7,9 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from lsp_helpers import free_port, wait_for_port
 
 
 class Rpc:
@@ -58,18 +52,12 @@ class Rpc:
 
 @pytest.fixture
 def daemon(tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "MEMLS_DATA_DIR": str(tmp_path / "data")}
     proc = subprocess.Popen([sys.executable, "-m", "memls", "serve", "--tcp",
                              f"127.0.0.1:{port}", "--token", "s3cret"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    assert wait_for_port(port), "memls serve --tcp did not start"
     yield port, tmp_path
     proc.terminate()
     proc.wait(timeout=30)

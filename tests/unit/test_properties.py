@@ -12,7 +12,6 @@ background indexer (it runs the write-time contradiction check and adds audit en
 
 from __future__ import annotations
 
-import sqlite3
 import tempfile
 import threading
 import unicodedata
@@ -283,6 +282,11 @@ def _scope_isolation(data, extra, *, models, max_ops: int) -> None:
                 if (key, text) in model.tombstones:
                     event("store: tombstone refused")
                     with pytest.raises(Refused):
+                        eng.store(protocol.StoreParams(text=text, project=raw))
+                    continue
+                if dup is not None and dup.trust == "rejected":
+                    event("store: rejected content refused")
+                    with pytest.raises(Refused, match="rejected on review"):
                         eng.store(protocol.StoreParams(text=text, project=raw))
                     continue
                 res = eng.store(protocol.StoreParams(text=text, project=raw))

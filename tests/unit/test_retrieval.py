@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lsp_helpers import free_port, wait_for_port
 from memls import protocol as p
 from memls import timeutil
 from memls.engine import Engine
@@ -246,15 +245,9 @@ def test_no_candidate_source_yields_a_filtered_memory(filter_engine, project, wo
 
 # ---------------------------------------------------------------- a Chroma server
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     chroma = Path(sys.executable).with_name("chroma")
     proc = subprocess.Popen(
         [str(chroma), "run", "--path", str(tmp_path_factory.mktemp("chroma-server")),
@@ -262,14 +255,7 @@ def chroma_server(tmp_path_factory):
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    else:
+    if not wait_for_port(port):
         proc.kill()
         pytest.fail("chroma run did not start")
     yield f"http://127.0.0.1:{port}"

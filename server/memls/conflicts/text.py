@@ -266,7 +266,6 @@ def _values(words: list[str], stems: list[str]) -> tuple[list[Value], set[int]]:
         if i in used:
             continue
         nxt = words[i + 1] if i + 1 < n else ""
-        prev = words[i - 1] if i > 0 else ""
         number: float | None = None
         unit = ""
         if m := _CLOCK.match(w):
