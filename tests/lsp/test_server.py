@@ -174,9 +174,13 @@ async def test_notes_are_indexed_with_ranges_and_sources(client):
     assert found["We use yarn for package management"]["sourceRange"].startswith("3:")
     assert "not a note file: never indexed" not in found
     if client.capabilities.window and client.capabilities.window.work_done_progress:
-        ends = [r for reports in client.progress_reports.values() for r in reports
-                if isinstance(r, types.WorkDoneProgressEnd)]
-        assert ends, "indexing reported progress"
+        def ends():
+            return [r for reports in client.progress_reports.values() for r in reports
+                    if isinstance(r, types.WorkDoneProgressEnd)]
+
+        await wait_for(ends, what="indexing progress to end (after embedding)")
+        health = await call(client, "memory/health")
+        assert health["indexPending"] == 0  # progress ends once the notes are embedded
 
 
 async def wait_for_async(fetch, check, what, timeout=60.0):

@@ -258,6 +258,16 @@ class MemlsServer(LanguageServer):
                     message=f"{n}/{len(files)} {path.name}",
                     percentage=int(100 * n / max(1, len(files)))))
         if token is not None:
+            # the notes are in the record; progress stays open until they are embedded too,
+            # since search by meaning and the contradiction check wait for that
+            deadline = asyncio.get_running_loop().time() + 600
+            while asyncio.get_running_loop().time() < deadline:
+                health = await self.run("health", protocol.HealthParams())
+                if health.index_pending == 0 or health.degraded:
+                    break
+                self.work_done_progress.report(token, types.WorkDoneProgressReport(
+                    message=f"embedding: {health.index_pending} left"))
+                await asyncio.sleep(0.25)
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"indexed {len(files)} note files"))
         for folder in self.projects.folders:
