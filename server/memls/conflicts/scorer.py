@@ -334,6 +334,8 @@ def _choice_change(cn: Clause, ce: Clause, a: Analysis, b: Analysis) -> list[str
     slot_n, slot_e = _slot(cn.keys, only_n), _slot(ce.keys, only_e)
     if slot_n is None or slot_e is None or not _aligned(slot_n, slot_e):
         return []  # differences in two places, or in different places: not one slot
+    if slot_n[1] is not None and slot_n[1] == slot_e[1] and slot_n[1] in _INSTANCE_KINDS:
+        return []  # "the Tressil service" / "the Kavon service": two things, not one slot
     if any((x in only_n and y in only_e) or (y in only_n and x in only_e) for x, y in ANTONYMS):
         return []  # opposites are the antonym signal's business
     # Participles are predicate words: "hosted at X" / "lives at Y" swaps X for Y, but
@@ -346,6 +348,15 @@ def _choice_change(cn: Clause, ce: Clause, a: Analysis, b: Analysis) -> list[str
     if len(fill_n) + len(fill_e) > MAX_SWAP_WORDS:
         return []
     return [cn.surface[k] for k in fill_n] + [ce.surface[k] for k in fill_e]
+
+
+#: Nouns after a name that make it name an instance ("the Kavon service", "the data team"):
+#: two such names are two subjects, not two fillers of one slot.
+_INSTANCE_KINDS = frozenset(stem(w) for w in (
+    "service", "services", "team", "teams", "repo", "repository", "project", "app",
+    "application", "module", "component", "cluster", "bucket", "microservice", "squad",
+    "namespace", "environment", "tenant", "region", "site",
+))
 
 
 def _values_rule_out_a_swap(cn: Clause, ce: Clause) -> bool:
