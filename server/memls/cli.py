@@ -70,12 +70,24 @@ def _root(
     State.data_dir = data_dir
 
 
-def _call(method: str, kind: type, data: dict[str, Any]) -> Any:
-    """Validate params before touching the store, then run one engine method."""
-    params = protocol.parse(kind, {k: v for k, v in data.items() if v is not None})
-    if getattr(params, "project", "") is None:
+def _require_project(project: str | None) -> None:
+    """The CLI never falls back to a project: refuse before touching the data directory."""
+    if project is None:
         raise InvalidInput("a project is required (there is no default project)",
                            field="project")
+
+
+def _params(kind: type, data: dict[str, Any]) -> Any:
+    """Validated params (None values left out); a missing project is refused here."""
+    params = protocol.parse(kind, {k: v for k, v in data.items() if v is not None})
+    if "project" in kind.__struct_fields__:
+        _require_project(params.project)
+    return params
+
+
+def _call(method: str, kind: type, data: dict[str, Any]) -> Any:
+    """Validate params before touching the store, then run one engine method."""
+    params = _params(kind, data)
     with open_engine(State.data_dir, front="cli") as engine:
         return getattr(engine, method)(params)
 
@@ -122,10 +134,7 @@ def store(
         "text": text, "project": project, "type": type, "validFrom": valid_from,
         "validUntil": valid_until, "sourceUri": source, "force": force,
     }
-    params = protocol.parse(protocol.StoreParams, {k: v for k, v in data.items() if v is not None})
-    if params.project is None:
-        raise InvalidInput("a project is required (there is no default project)",
-                           field="project")
+    params = _params(protocol.StoreParams, data)
     found: list[protocol.Conflict] = []
     with open_engine(State.data_dir, front="cli") as engine:
         r = engine.store(params)
@@ -447,9 +456,7 @@ def export(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="File (default stdout)."),
 ) -> None:
     """Export the project's memories, logs and state as JSON Lines."""
-    if project is None:
-        raise InvalidInput("a project is required (there is no default project)",
-                           field="project")
+    _require_project(project)
     with open_engine(State.data_dir, front="cli") as engine:
         lines = [json.dumps(item, ensure_ascii=False, sort_keys=True)
                  for item in engine.export(project)]
@@ -467,9 +474,7 @@ def import_(
     as_json: bool = JsonOpt,
 ) -> None:
     """Import an export of the same project, all or nothing."""
-    if project is None:
-        raise InvalidInput("a project is required (there is no default project)",
-                           field="project")
+    _require_project(project)
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:

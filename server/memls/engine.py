@@ -85,12 +85,9 @@ class Engine:
         `models`: a ModelRuntime to share (tests, benchmarks); the engine then does not close it.
         """
         from memls.index.chroma import VectorIndex
-        from memls.index.outbox import Indexer
         from memls.models import ModelRuntime
 
-        if self.indexer is None:
-            self.indexer = Indexer(self.db, None, None, after_index=self._after_index)
-
+        self._ensure_indexer()
         self._own_models = models is None
         self.models = models or ModelRuntime(
             embedder_dir=self.settings.embedder_dir,
@@ -101,13 +98,17 @@ class Engine:
         self.indexer.index = self.index
         self.indexer.embedder = self.models.embedder
 
-    def start_worker(self) -> None:
-        """The background drain of the outbox (index + contradiction check)."""
+    def _ensure_indexer(self) -> None:
         from memls.index.outbox import Indexer
-        from memls.index.worker import IndexWorker
 
         if self.indexer is None:
             self.indexer = Indexer(self.db, None, None, after_index=self._after_index)
+
+    def start_worker(self) -> None:
+        """The background drain of the outbox (index + contradiction check)."""
+        from memls.index.worker import IndexWorker
+
+        self._ensure_indexer()
         if self.worker is None:
             self.worker = IndexWorker(self.indexer)
             self.worker.kick()  # start-up drain: whatever a crash left in the outbox
@@ -753,15 +754,18 @@ class Engine:
     def health(self, params: protocol.HealthParams | None = None) -> protocol.HealthResult:
         from memls import __version__
 
-        models: dict[str, Any] = {}
-        if self.models is not None:
-            models = {s.name: protocol.to_wire(s) for s in (
-                self.models.embedder.status(), self.models.reranker.status())}
+        models = self._model_states()
         degraded = self.degraded()
         return protocol.HealthResult(
             ok=not degraded, version=__version__, data_dir=str(self.directory),
             schema_version=self.db.version, vectors=self.vectors_enabled, models=models,
             degraded=degraded, index_pending=self.indexer.pending() if self.indexer else 0)
+
+    def _model_states(self) -> dict[str, Any]:
+        if self.models is None:
+            return {}
+        return {s.name: protocol.to_wire(s) for s in (
+            self.models.embedder.status(), self.models.reranker.status())}
 
     def degraded(self) -> list[str]:
         """Every reason retrieval is weaker than configured; empty when all is well."""
@@ -801,14 +805,11 @@ class Engine:
                             (project,))
         pending_ids = {r["memory_id"] for r in self.db.read(
             "SELECT memory_id FROM outbox WHERE project = ?", (project,))}
-        models: dict[str, Any] = {}
+        models = self._model_states()
         missing: list[str] = []
         extra: list[str] = []
         stale: list[str] = []
         indexed = 0
-        if self.models is not None:
-            models = {s.name: protocol.to_wire(s) for s in (
-                self.models.embedder.status(), self.models.reranker.status())}
         if self.index is not None:
             try:
                 in_chroma = self.index.all_ids(project)
