@@ -246,28 +246,7 @@ class Engine:
         with self._write() as conn:
             if params.derived_from:
                 self._require(conn, project, params.derived_from, "derivedFrom")
-            cleared = False
-            tomb = conn.execute(
-                "SELECT memory_id, reason, at FROM tombstones WHERE project = ? "
-                "AND canonical_hash = ?",
-                (project, canonical),
-            ).fetchone()
-            if tomb is not None:
-                if not params.force:
-                    raise Refused(
-                        f"this content was forgotten on {tomb['at']} (reason {tomb['reason']}, "
-                        f"memory {tomb['memory_id']}); store it with force to keep it again",
-                        field="text",
-                    )
-                conn.execute(
-                    "DELETE FROM tombstones WHERE project = ? AND canonical_hash = ?",
-                    (project, canonical),
-                )
-                self._audit(
-                    conn, project, "tombstone_cleared", tomb["memory_id"], now,
-                    reason=tomb["reason"],
-                )
-                cleared = True
+            cleared = self._clear_tombstone(conn, project, canonical, now, force=params.force)
             existing = conn.execute(
                 f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ? "
                 "AND m.canonical_hash = ? AND m.status = 'active'",
@@ -295,6 +274,29 @@ class Engine:
             id=memory_id, project=project, created=True, duplicate=False, memory=memory,
             tombstone_cleared=cleared,
         )
+
+    def _clear_tombstone(self, conn: sqlite3.Connection, project: str, canonical: str,
+                         now: str, *, force: bool) -> bool:
+        """Forgotten content comes back only with force (refused, naming why, otherwise);
+        clearing its tombstone is audited. True when a tombstone was cleared."""
+        tomb = conn.execute(
+            "SELECT memory_id, reason, at FROM tombstones WHERE project = ? "
+            "AND canonical_hash = ?",
+            (project, canonical),
+        ).fetchone()
+        if tomb is None:
+            return False
+        if not force:
+            raise Refused(
+                f"this content was forgotten on {tomb['at']} (reason {tomb['reason']}, "
+                f"memory {tomb['memory_id']}); store it with force to keep it again",
+                field="text",
+            )
+        conn.execute("DELETE FROM tombstones WHERE project = ? AND canonical_hash = ?",
+                     (project, canonical))
+        self._audit(conn, project, "tombstone_cleared", tomb["memory_id"], now,
+                    reason=tomb["reason"])
+        return True
 
     def _insert(self, conn: sqlite3.Connection, project: str, text: str, type_: str,
                 valid_from: str, valid_until: str | None, now: str, *, source_uri=None,
@@ -363,8 +365,7 @@ class Engine:
                 if other is not None:
                     shared.append(other["id"])
                     continue
-                conn.execute("DELETE FROM tombstones WHERE project = ? AND canonical_hash = ?",
-                             (project, key))
+                self._clear_tombstone(conn, project, key, now, force=True)
                 added.append(self._insert(conn, project, unit.text, unit.type, now, None, now,
                                           source_uri=uri, source_range=where, canonical=key))
             for key, row in existing.items():
