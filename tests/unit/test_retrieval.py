@@ -240,7 +240,65 @@ def test_no_candidate_source_yields_a_filtered_memory(filter_engine, project, wo
     assert {h.id for h in result.results} <= allowed
     # and nothing visible was lost by the vector filter: it returns every allowed memory
     # when asked for enough
-    assert set(pipeline.vector(engine, seen, text, 200, config)) == allowed
+    got = set(pipeline.vector(engine, seen, text, 200, config))
+    assert got == allowed, (sorted(allowed - got), sorted(got - allowed))
+
+
+def test_vector_search_reaches_past_filtered_nearest_neighbours(vengine):
+    """The nearest memories are flagged: the unfiltered fast path finds none that pass, and
+    the filtered search still returns the nearest one that does."""
+    flagged = [store(vengine, f"We cache sessions with memcached, variant {i}", "nn").id
+               for i in range(4)]
+    keep = store(vengine, "Deploys go out on Fridays", "nn").id
+    for memory_id in flagged:
+        for _ in range(3):
+            vengine.feedback(p.FeedbackParams(id=memory_id, signal="outdated", project="nn"))
+    assert vengine.flush(timeout=120)
+    seen = vengine.visibility("nn", valid_at=None, as_of=None, include_user=False)
+    assert list(pipeline.vector(vengine, seen, "memcached session cache", 1,
+                                vengine.retrieval)) == [keep]
+
+
+_VECTORS: dict[str, object] = {}
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    project=st.sampled_from(["alpha", "beta"]),
+    words=st.lists(st.sampled_from(WORDS + ["memcached", "redis"]), min_size=1, max_size=3),
+    valid_at=st.one_of(st.none(), st.just("2021-06-01"), st.just("2024-06-01")),
+    include_user=st.booleans(),
+    n=st.sampled_from([1, 2, 5, 12]),
+)
+def test_vector_candidates_are_the_nearest_that_pass_the_filters(filter_engine, project, words,
+                                                                 valid_at, include_user, n):
+    """The fast path (unfiltered search, SQL filter) and its fallback (Chroma `where`, taken
+    when too few of the 2n nearest pass) both return the n nearest allowed memories."""
+    import numpy as np
+
+    engine = filter_engine
+    text = " ".join(words)
+    seen = engine.visibility(project, valid_at=valid_at, as_of=None, include_user=include_user)
+    rows = {r["id"]: dict(r) for r in engine.db.read(
+        "SELECT id, project, status, trust, valid_from, valid_until, recorded_at, "
+        "invalidated_at, content FROM memories")}
+    if not _VECTORS:  # the stored vectors (the int8 embedder's output varies with its batch)
+        for name in PROJECTS:
+            got = engine.index.existing(name).get(include=["embeddings"])
+            _VECTORS.update(zip(got["ids"], got["embeddings"]))
+    query = engine.models.embedder.embed([text])[0]
+    found = pipeline.vector(engine, seen, text, n, engine.retrieval)
+    for project_ in seen.projects:
+        allowed = sorted((i for i, row in rows.items()
+                          if row["project"] == project_ and _visible(row, seen)),
+                         key=lambda i: -float(np.dot(_VECTORS[i], query)))
+        got = [i for i in found if rows[i]["project"] == project_]
+        assert set(got) <= set(allowed)
+        assert len(got) == min(n, len(allowed))
+        if len(allowed) > n:  # nothing nearer was left out (HNSW is exact at this size)
+            worst = min(float(np.dot(_VECTORS[i], query)) for i in got)
+            assert float(np.dot(_VECTORS[allowed[n]], query)) <= worst + 1e-3
 
 
 # ---------------------------------------------------------------- a Chroma server

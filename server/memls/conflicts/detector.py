@@ -29,16 +29,17 @@ class Finding:
 def candidates(engine: Engine, rows: list, vectors) -> list[list[tuple[str, float | None]]]:
     """For each new row: (id, cosine or None) of the nearest active, valid-now memories of its
     project, itself excluded. One batched Chroma query with vectors; BM25 without."""
+    from memls.retrieval.pipeline import admitted, lexical
+
     if not rows:
         return []
     project = rows[0]["project"]
     seen = Visibility(projects=(project,), now=engine.clock())
     if vectors is not None and engine.index is not None:
-        found = engine.index.search_many(project, vectors, CANDIDATES + 1, seen.chroma_where())
+        found = engine.index.nearest(project, vectors, CANDIDATES + 1, seen.chroma_where(),
+                                     lambda ids: admitted(engine, seen, ids))
         return [[(i, s) for i, s in hits if i != row["id"]][:CANDIDATES]
                 for row, hits in zip(rows, found)]
-    from memls.retrieval.pipeline import lexical
-
     out = []
     for row in rows:
         hits = lexical(engine, seen, row["content"], CANDIDATES + 1)

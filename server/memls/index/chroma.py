@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -114,23 +115,37 @@ class VectorIndex:
         if col is not None:
             col.delete(ids=ids)
 
-    def search(self, project: str, vector, n: int, where: dict) -> list[tuple[str, float]]:
-        """(id, cosine similarity) of the n nearest memories passing `where`."""
-        col = self.existing(project)
-        if col is None:
-            return []
-        result = col.query(query_embeddings=[vector], n_results=n, where=where,
-                           include=["distances"])
-        return [(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
+    def nearest(self, project: str, vectors, n: int, where: dict,
+                admit: Callable[[list[str]], set[str]]) -> list[list[tuple[str, float]]]:
+        """For each vector, (id, cosine similarity) of its n nearest memories that pass the
+        hard filters, nearest first.
 
-    def search_many(self, project: str, vectors, n: int,
-                    where: dict) -> list[list[tuple[str, float]]]:
-        """One batched query: for each vector, (id, cosine) of its n nearest."""
+        Chroma evaluates a metadata `where` by scanning: ~90 ms at 10k memories, against ~1 ms
+        for a plain HNSW search. So search without `where` for 2n, keep what `admit` (the same
+        filters, in SQL: the record of truth) lets through, and ask Chroma again with `where`
+        only for a vector where fewer than n passed while the collection holds more. Both paths
+        give the same set: when n of the 2n nearest pass, they are the n nearest that pass.
+        """
         col = self.existing(project)
         if len(vectors) == 0 or col is None:
             return [[] for _ in vectors]
-        result = col.query(query_embeddings=vectors, n_results=n,
-                                                where=where, include=["distances"])
+        fetch = 2 * n
+        found = self._query(col, vectors, fetch, None)
+        allowed = admit(list({i for hits in found for i, _ in hits}))
+        out: list[list[tuple[str, float]]] = []
+        for vector, hits in zip(vectors, found):
+            kept = [(i, s) for i, s in hits if i in allowed][:n]
+            if len(kept) < n and len(hits) == fetch:  # filtered out too many: ask with where
+                (hits,) = self._query(col, [vector], n, where)
+                passing = admit([i for i, _ in hits])
+                kept = [(i, s) for i, s in hits if i in passing]
+            out.append(kept)
+        return out
+
+    @staticmethod
+    def _query(col, vectors, n: int, where: dict | None) -> list[list[tuple[str, float]]]:
+        result = col.query(query_embeddings=vectors, n_results=n, where=where,
+                           include=["distances"])
         return [[(i, 1.0 - float(d)) for i, d in zip(ids, dists)]
                 for ids, dists in zip(result["ids"], result["distances"])]
 

@@ -72,14 +72,29 @@ def lexical(engine: Engine, seen: Visibility, text: str, n: int) -> dict[str, fl
     return {row["id"]: -row["rank"] for row in rows}
 
 
+def admitted(engine: Engine, seen: Visibility, ids: list[str]) -> set[str]:
+    """The ids among `ids` that pass the hard filters (SQL, the record of truth)."""
+    if not ids:
+        return set()
+    where, args = seen.where("m")
+    rows = engine.db.read(
+        f"SELECT m.id FROM memories m WHERE m.id IN ({', '.join('?' for _ in ids)}) "
+        f"AND {where}", (*ids, *args),
+    )
+    return {row["id"] for row in rows}
+
+
 def vector(engine: Engine, seen: Visibility, text: str, n: int,
            config: RetrievalConfig) -> dict[str, float]:
-    """Cosine candidates from Chroma, hard filters as `where` on each project's collection."""
+    """Cosine candidates from each project's Chroma collection, passed through the hard
+    filters before they leave this function (see `VectorIndex.nearest`)."""
     qv = engine.models.embedder.embed([config.query_prefix + text])[0]
     where = seen.chroma_where()
     found: dict[str, float] = {}
     for project in seen.projects:
-        for memory_id, cosine in engine.index.search(project, qv, n, where):
+        (hits,) = engine.index.nearest(project, [qv], n, where,
+                                       lambda ids: admitted(engine, seen, ids))
+        for memory_id, cosine in hits:
             found[memory_id] = max(cosine, found.get(memory_id, -1.0))
     return found
 
