@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memls.conflicts.scorer import Verdict, score_pair
+from memls.conflicts.scorer import Verdict, gate, score_pair
 from memls.scope import Visibility
 from memls.store import records
 
@@ -72,6 +72,8 @@ def detect(engine: Engine, row, pairs: list[tuple[str, float | None]]) -> list[F
         other = rows.get(memory_id)
         if other is None or (other["recorded_at"], other["seq"]) > (row["recorded_at"], row["seq"]):
             continue  # only what was there before: the later one's own check covers the pair
+        if cosine is not None and gate(cosine, "cosine") == 0.0:
+            continue  # too far apart to contradict: the scorer would give 0 (saves its analysis)
         verdict = score_pair(row["content"], other["content"], similarity=cosine,
                              similarity_kind="cosine")
         if verdict.contradiction:

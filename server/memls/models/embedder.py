@@ -6,6 +6,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -65,6 +66,10 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._pool.run(self._embed_here, list(texts))
+
+    def submit(self, texts: Sequence[str]) -> Future[np.ndarray]:
+        """Start embedding on the pool; `.result()` gives what `embed` would."""
+        return self._pool.submit(self._embed_here, list(texts))
 
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
         return await self._pool.arun(self._embed_here, list(texts))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -39,6 +39,17 @@ class ModelPool:
         if self.on_pool():
             return fn(*args, **kwargs)
         return self.executor.submit(fn, *args, **kwargs).result()
+
+    def submit(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        """Start on the pool and return at once (the caller does other work meanwhile)."""
+        if self.on_pool():
+            done: Future[T] = Future()
+            try:
+                done.set_result(fn(*args, **kwargs))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
+                done.set_exception(exc)
+            return done
+        return self.executor.submit(fn, *args, **kwargs)
 
     async def arun(self, fn: Callable[..., T], *args: object) -> T:
         loop = asyncio.get_running_loop()

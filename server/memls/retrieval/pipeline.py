@@ -86,9 +86,13 @@ def admitted(engine: Engine, seen: Visibility, ids: list[str]) -> set[str]:
 
 def vector(engine: Engine, seen: Visibility, text: str, n: int,
            config: RetrievalConfig) -> dict[str, float]:
+    """Cosine candidates for a query text (embeds it, then `nearest`)."""
+    return nearest(engine, seen, engine.models.embedder.embed([config.query_prefix + text])[0], n)
+
+
+def nearest(engine: Engine, seen: Visibility, qv, n: int) -> dict[str, float]:
     """Cosine candidates from each project's Chroma collection, passed through the hard
     filters before they leave this function (see `VectorIndex.nearest`)."""
-    qv = engine.models.embedder.embed([config.query_prefix + text])[0]
     where = seen.chroma_where()
     found: dict[str, float] = {}
     for project in seen.projects:
@@ -106,15 +110,19 @@ def search(engine: Engine, params: protocol.QueryParams, project: str,
                              include_user=params.include_user, types=params.types)
     degraded: list[str] = []
     n = max(config.candidates, params.k)
-    lex = lexical(engine, seen, params.query, n)
-    vec: dict[str, float] = {}
+    embedding = None
     if engine.vectors_enabled and params.mode != "lexical":
-        try:
-            vec = vector(engine, seen, params.query, n, config)
-        except Exception as exc:  # degraded loudly: the result says why
-            degraded.append(f"vector search unavailable: {exc}")
+        # the query embeds on the model pool while BM25 runs here (both release the GIL)
+        embedding = engine.models.embedder.submit([config.query_prefix + params.query])
     elif not engine.vectors_enabled:
         degraded.append("vector search is switched off (settings: vectors = false)")
+    lex = lexical(engine, seen, params.query, n)
+    vec: dict[str, float] = {}
+    if embedding is not None:
+        try:
+            vec = nearest(engine, seen, embedding.result()[0], n)
+        except Exception as exc:  # degraded loudly: the result says why
+            degraded.append(f"vector search unavailable: {exc}")
     if config.fusion == "rrf":
         fused = fusion.rrf(sorted(lex, key=lex.get, reverse=True),
                            sorted(vec, key=vec.get, reverse=True))
