@@ -77,6 +77,7 @@ class Explain(Wire):
     vector: float | None = None
     rerank: float | None = None
     boosts: dict[str, float] = {}
+    lifted_by: str | None = None  # the re-ranked neighbour in its source that lifted this one
 
 
 class QueryHit(Memory, kw_only=True):

@@ -52,6 +52,23 @@ def test_hybrid_query_finds_by_meaning_and_explains(vengine):
     assert [h.id for h in r.results] == [ids[FACTS[0]]]
 
 
+def test_only_candidates_near_the_best_go_to_the_cross_encoder(vengine):
+    for t in FACTS:
+        store(vengine, t)
+    assert vengine.flush()
+    r = query(vengine, "which port does the API server listen on", k=10, explain=True)
+    assert r.results[0].content == FACTS[1]
+    def boosted(hit):
+        return hit.explain.fused * __import__("math").prod(hit.explain.boosts.values())
+    best = max(boosted(h) for h in r.results)
+    scored = [h for h in r.results if h.explain.rerank is not None]
+    skipped = [h for h in r.results if h.explain.rerank is None]
+    assert scored and skipped  # unrelated facts fall under the cut
+    cut = vengine.retrieval.rerank_relative * best
+    assert all(boosted(h) >= cut - 1e-6 for h in scored)
+    assert all(boosted(h) < cut + 1e-6 for h in skipped)
+
+
 def test_interactive_and_lexical_modes(vengine):
     for t in FACTS:
         store(vengine, t)

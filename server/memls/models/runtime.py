@@ -52,7 +52,7 @@ class ModelRuntime:
         embed_batch_size: int = 32,
         pooling: Pooling = "cls",
         rerank_max_length: int = 128,
-        rerank_batch_size: int = 16,
+        rerank_batch_size: int = 8,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.pool = ModelPool(max_workers=max_workers)

@@ -27,7 +27,8 @@ class RetrievalConfig:
     lexical_weight: float = 0.5   # score fusion weight of BM25
     fusion: str = "score"         # "score" | "rrf"
     rerank: bool = True
-    rerank_depth: int = 30        # how many fused results the cross-encoder re-scores
+    rerank_depth: int = 50        # at most this many fused results go to the cross-encoder...
+    rerank_relative: float = 0.3  # ...and only those scoring at least this share of the top
     interactive_depth: int = 8    # the shallow setting for as-you-type use
     rerank_mode: str = "gated"    # "gated" | "replace" | "rrf"
     rerank_floor: float = -4.0    # gated: the head is re-ordered only if some logit reaches it
@@ -36,6 +37,8 @@ class RetrievalConfig:
     neighbours: int = 2           # add memories within N units of a top hit in its source
     neighbour_seeds: int = 10     # how many top fused hits lend their neighbours a place
     neighbour_weight: float = 0.5  # a neighbour's fused score: this share of its seed's
+    lift_seeds: int = 5           # after re-ranking, the best N lift their next units...
+    lift_margin: float = 4.0      # ...to their own logit minus this (0 seeds: no lift)
 
 
 # Words so common that BM25 gives them almost no weight, while scanning their postings is
@@ -171,7 +174,8 @@ def search(engine: Engine, params: protocol.QueryParams, project: str,
         if params.rerank_depth is not None:
             depth = params.rerank_depth
     logits: list[float] | None = None
-    head = unique[:depth]
+    # adaptive depth: what scores far below the best cannot reach the head; not worth a pair
+    head = [item for item in unique[:depth] if item[0] >= config.rerank_relative * unique[0][0]]
     if head and engine.models is not None:
         reranker = engine.models.reranker
         if reranker.enabled:
@@ -185,7 +189,8 @@ def search(engine: Engine, params: protocol.QueryParams, project: str,
         degraded.append("reranking unavailable: models are not loaded (vectors = false)")
 
     results: list[protocol.QueryHit] = []
-    ordered = _order(unique, logits, config)
+    lifted = _lift(head, logits, config) if logits else {}
+    ordered = _order(unique, logits, config, lifted)
     for final, item, logit, reordered in ordered[: params.k]:
         fused_score, boost, factors, m = item
         explain = None
@@ -197,6 +202,7 @@ def search(engine: Engine, params: protocol.QueryParams, project: str,
                 boosts={k: round(v, 6) for k, v in factors.items()},
                 rerank=round(logit, 6) if logit is not None else None,
                 stage="rerank" if reordered else "fused",
+                lifted_by=lifted[m.id][1] if reordered and m.id in lifted else None,
             )
         fields = {f: getattr(m, f) for f in m.__struct_fields__}
         results.append(protocol.QueryHit(**fields, score=round(final, 6), explain=explain))
@@ -249,10 +255,40 @@ def neighbours(engine: Engine, seen: Visibility, fused: dict[str, float],
     return out
 
 
-def _order(unique, logits, config):
+def _lift(head, logits: list[float], config: RetrievalConfig) -> dict[str, tuple[float, str]]:
+    """Context after re-ranking: the next units (±1) in the source of the `lift_seeds` best
+    re-ranked memories rise to the seed's logit minus `lift_margin` when that is above their
+    own (the turn after an answer often holds the rest of it). id -> (logit, seed id)."""
+    if config.lift_seeds <= 0:
+        return {}
+    placed: dict[tuple[str, int], int] = {}
+    for i, item in enumerate(head):
+        start = _start(item[3].source_range)
+        if item[3].source_uri and start is not None:
+            placed[(item[3].source_uri, start)] = i
+    lifted: dict[str, tuple[float, str]] = {}
+    seeds = sorted(range(len(head)), key=lambda i: -logits[i])[: config.lift_seeds]
+    for i in seeds:
+        seed = head[i][3]
+        start = _start(seed.source_range)
+        if not seed.source_uri or start is None:
+            continue
+        for offset in (-1, 1):
+            j = placed.get((seed.source_uri, start + offset))
+            if j is None:
+                continue
+            value = logits[i] - config.lift_margin
+            other = head[j][3].id
+            if value > logits[j] and value > lifted.get(other, (-math.inf, ""))[0]:
+                lifted[other] = (value, seed.id)
+    return lifted
+
+
+def _order(unique, logits, config, lifted=None):
     """(final score, item, cross-encoder logit or None, re-ordered by it) in result order."""
     if not logits:
         return [(item[0], item, None, False) for item in unique]
+    lifted = lifted or {}
     head, tail = unique[: len(logits)], unique[len(logits):]
     confident = max(logits) >= config.rerank_floor
     if config.rerank_mode == "gated" and not confident:
@@ -265,7 +301,8 @@ def _order(unique, logits, config):
         rr = fusion.rrf([str(i) for i in by_fused], [str(i) for i in by_ce])
         keyed = [(rr[str(i)], head[i], logits[i]) for i in range(len(head))]
     else:  # "replace" and confident "gated": the cross-encoder orders the head, boosts kept
-        keyed = [(_sigmoid(logits[i]) * head[i][1], head[i], logits[i]) for i in range(len(head))]
+        keyed = [(_sigmoid(lifted.get(head[i][3].id, (logits[i], ""))[0]) * head[i][1],
+                  head[i], logits[i]) for i in range(len(head))]
     keyed.sort(key=lambda x: (-x[0], x[1][3].id))
     # Head scores sit above every tail score: 1 + value in the head; value / (1 + value) after.
     out = [(1.0 + k, item, logit, True) for k, item, logit in keyed]
