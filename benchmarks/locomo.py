@@ -4,7 +4,7 @@ Each conversation is a project, each dialog turn a memory (prefixed with its ses
 the image caption when there is one), each question a query in that project.
 
     python benchmarks/locomo.py ../shared/data/locomo/locomo-dev.json --json out.json
-    python benchmarks/locomo.py PATH --sweep      # re-rank depth / mode trade-off table
+    python benchmarks/locomo.py PATH --sweep      # re-rank depth / cut / lift trade-off table
 """
 
 from __future__ import annotations
@@ -110,14 +110,14 @@ def method_ids(engine: Engine, method: str, project: str, question: str, k: int,
         engine.retrieval = saved
 
 
-def evaluate(engine, samples, owners, method, config, kmax=25):
+def evaluate(engine, samples, owners, method, config, kmax=25, cats=(1, 2, 3, 4, 5)):
     per_cat: dict[int, list[dict[int, float]]] = defaultdict(list)
     latencies = []
     for sample in samples:
         project = sample["sample_id"]
         for qa in sample["qa"]:
             evidence = {e.strip() for e in qa.get("evidence", []) if e.strip()}
-            if not evidence:
+            if not evidence or qa["category"] not in cats:
                 continue
             t0 = time.perf_counter()
             ids = method_ids(engine, method, project, qa["question"], kmax, config)
@@ -218,18 +218,23 @@ def main() -> int:
     return 0
 
 
+SWEEP = (  # (max depth, relative cut, lift seeds): the re-rank trade-off table
+    (0, 0.0, 0), (6, 0.3, 5), (10, 0.3, 5), (20, 0.3, 5), (30, 0.3, 5),
+    (50, 0.0, 0), (50, 0.3, 0),
+)
+
+
 def sweep(engine, samples, owners, base: RetrievalConfig) -> int:
-    print("\n| mode | depth | R@5 | R@10 | R@25 | p50 ms | p95 ms |")
-    print("|---|---|---|---|---|---|---|")
-    for mode, depths in (("gated", (0, 10, 20, 30, 40, 50)), ("replace", (20, 30, 50)),
-                         ("rrf", (30, 50))):
-        for depth in depths:
-            config = replace(base, rerank_mode=mode, rerank_depth=depth, rerank=depth > 0)
-            per_cat, lat = evaluate(engine, samples, owners, "hybrid+rerank", config)
-            s = summarise(per_cat, (1, 2, 3, 4))
-            print(f"| {mode} | {depth} | {s['recall@5']:.3f} | {s['recall@10']:.3f} | "
-                  f"{s['recall@25']:.3f} | {pct(lat, 50):.1f} | {pct(lat, 95):.1f} |",
-                  flush=True)
+    print("\n| max depth | relative cut | lift | R@5 | R@10 | R@25 | p50 ms | p95 ms |")
+    print("|---|---|---|---|---|---|---|---|")
+    for depth, relative, lift in SWEEP:
+        config = replace(base, rerank_depth=depth, rerank_relative=relative, lift_seeds=lift,
+                         rerank=depth > 0)
+        per_cat, lat = evaluate(engine, samples, owners, "hybrid+rerank", config,
+                                cats=(1, 2, 3, 4))
+        s = summarise(per_cat, (1, 2, 3, 4))
+        print(f"| {depth} | {relative} | {lift} | {s['recall@5']:.3f} | {s['recall@10']:.3f} | "
+              f"{s['recall@25']:.3f} | {pct(lat, 50):.1f} | {pct(lat, 95):.1f} |", flush=True)
     return 0
 
 

@@ -42,7 +42,8 @@ def test_the_gate_keeps_the_fused_order_when_nothing_looks_like_an_answer():
 
 def test_the_best_hits_lift_their_next_units_in_the_same_source():
     head = [item("answer", 0.9, "doc", 10), item("after", 0.5, "doc", 11),
-            item("far", 0.5, "doc", 13), item("other-file", 0.5, "notes", 11),
+            item("far", 0.5, "doc", 10 + CONFIG.lift_radius + 1),
+            item("other-file", 0.5, "notes", 11),
             item("middling", 0.8)]
     logits = [6.0, -8.0, -8.0, -8.0, 1.0]
     lifted = _lift(head, logits, CONFIG)

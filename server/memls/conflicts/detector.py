@@ -59,12 +59,11 @@ def detect(engine: Engine, row, pairs: list[tuple[str, float | None]]) -> list[F
         return []
     ids = [i for i, _ in pairs]
     where, args = Visibility(projects=(row["project"],), now=engine.clock()).where("m")
+    among, among_args = records.among(ids)
     with engine.db.transaction(write=False) as conn:
         rows = {  # the hard filters again: Chroma's metadata may lag the record
             r["id"]: r for r in conn.execute(
-                f"SELECT {records.COLUMNS} FROM memories m WHERE m.id IN "
-                f"({', '.join('?' for _ in ids)}) AND {where}",
-                [*ids, *args],
+                f"SELECT {records.COLUMNS} FROM {among} WHERE {where}", [*among_args, *args],
             )
         }
     findings = []

@@ -99,13 +99,13 @@ class Indexer:
             by_project[row["project"]][row["memory_id"]].add(row["op"])
         for project, ops in by_project.items():
             ids = list(ops)
+            among, among_args = records.among(ids)
             with self.db.transaction(write=False) as conn:
                 current = {
                     r["id"]: r
                     for r in conn.execute(
-                        f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ? AND "
-                        f"m.id IN ({', '.join('?' for _ in ids)})",
-                        [project, *ids],
+                        f"SELECT {records.COLUMNS} FROM {among} WHERE m.project = ?",
+                        [*among_args, project],
                     )
                 }
             gone = [i for i in ids if i not in current]

@@ -29,7 +29,8 @@ class RetrievalConfig:
     rerank: bool = True
     rerank_depth: int = 50        # at most this many fused results go to the cross-encoder...
     rerank_relative: float = 0.3  # ...and only those scoring at least this share of the top
-    interactive_depth: int = 8    # the shallow setting for as-you-type use
+    interactive_depth: int = 6    # the shallow setting for as-you-type use (6: the fewest
+    #                               that can change the top 5)
     rerank_mode: str = "gated"    # "gated" | "replace" | "rrf"
     rerank_floor: float = -4.0    # gated: the head is re-ordered only if some logit reaches it
     boosts: bool = True
@@ -37,8 +38,9 @@ class RetrievalConfig:
     neighbours: int = 2           # add memories within N units of a top hit in its source
     neighbour_seeds: int = 10     # how many top fused hits lend their neighbours a place
     neighbour_weight: float = 0.5  # a neighbour's fused score: this share of its seed's
-    lift_seeds: int = 5           # after re-ranking, the best N lift their next units...
-    lift_margin: float = 4.0      # ...to their own logit minus this (0 seeds: no lift)
+    lift_seeds: int = 5           # after re-ranking, the best N lift the units within...
+    lift_radius: int = 2          # ...this many places of them in their source...
+    lift_margin: float = 5.0      # ...to their own logit minus this (0 seeds: no lift)
 
 
 # Words so common that BM25 gives them almost no weight, while scanning their postings is
@@ -80,10 +82,8 @@ def admitted(engine: Engine, seen: Visibility, ids: list[str]) -> set[str]:
     if not ids:
         return set()
     where, args = seen.where("m")
-    rows = engine.db.read(
-        f"SELECT m.id FROM memories m WHERE m.id IN ({', '.join('?' for _ in ids)}) "
-        f"AND {where}", (*ids, *args),
-    )
+    among, among_args = records.among(ids)
+    rows = engine.db.read(f"SELECT m.id FROM {among} WHERE {where}", (*among_args, *args))
     return {row["id"] for row in rows}
 
 
@@ -140,11 +140,9 @@ def search(engine: Engine, params: protocol.QueryParams, project: str,
     where, args = seen.where("m")
     ids = list(fused)
     with engine.db.transaction(write=False) as conn:
-        rows = conn.execute(
-            f"SELECT {records.COLUMNS} FROM memories m WHERE m.id IN "
-            f"({', '.join('?' for _ in ids)}) AND {where}",
-            (*ids, *args),
-        ).fetchall()
+        among, among_args = records.among(ids)
+        rows = conn.execute(f"SELECT {records.COLUMNS} FROM {among} WHERE {where}",
+                            (*among_args, *args)).fetchall()
         memories = records.to_memories(conn, rows)
     now_us = timeutil.to_micros(seen.now)
     scored = []
@@ -227,10 +225,10 @@ def neighbours(engine: Engine, seen: Visibility, fused: dict[str, float],
     seeds = sorted(fused, key=fused.get, reverse=True)[: config.neighbour_seeds]
     where, args = seen.where("m")
     with engine.db.transaction(write=False) as conn:
+        among, among_args = records.among(seeds)
         placed = conn.execute(
-            f"SELECT m.id, m.source_uri, m.source_range FROM memories m WHERE m.id IN "
-            f"({', '.join('?' for _ in seeds)}) AND m.source_uri IS NOT NULL AND {where}",
-            (*seeds, *args),
+            f"SELECT m.id, m.source_uri, m.source_range FROM {among} "
+            f"WHERE m.source_uri IS NOT NULL AND {where}", (*among_args, *args),
         ).fetchall()
         by_source: dict[str, list[tuple[int, str]]] = {}
         for row in placed:
@@ -256,9 +254,10 @@ def neighbours(engine: Engine, seen: Visibility, fused: dict[str, float],
 
 
 def _lift(head, logits: list[float], config: RetrievalConfig) -> dict[str, tuple[float, str]]:
-    """Context after re-ranking: the next units (±1) in the source of the `lift_seeds` best
-    re-ranked memories rise to the seed's logit minus `lift_margin` when that is above their
-    own (the turn after an answer often holds the rest of it). id -> (logit, seed id)."""
+    """Context after re-ranking: the units within `lift_radius` places of the `lift_seeds`
+    best re-ranked memories in their source rise to the seed's logit minus `lift_margin` when
+    that is above their own (the reply to a matching turn, the next bullet of a matching note
+    often holds the answer). Only re-ranked units move. id -> (logit, seed id)."""
     if config.lift_seeds <= 0:
         return {}
     placed: dict[tuple[str, int], int] = {}
@@ -273,9 +272,9 @@ def _lift(head, logits: list[float], config: RetrievalConfig) -> dict[str, tuple
         start = _start(seed.source_range)
         if not seed.source_uri or start is None:
             continue
-        for offset in (-1, 1):
+        for offset in range(-config.lift_radius, config.lift_radius + 1):
             j = placed.get((seed.source_uri, start + offset))
-            if j is None:
+            if j is None or j == i:
                 continue
             value = logits[i] - config.lift_margin
             other = head[j][3].id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable
 
@@ -12,6 +13,15 @@ MEMORY_FIELDS = (
     "recorded_at", "invalidated_at", "feedback_score", "content_hash", "canonical_hash",
     "source_uri", "source_range", "derived_from",
 )
+def among(ids: Iterable[str]) -> tuple[str, list[str]]:
+    """FROM clause (alias m) and its argument for the memories with these ids, looked up id by
+    id. CROSS JOIN fixes the loop order: with `m.id IN (...)` next to the project filters,
+    SQLite scanned the project's validity index instead (10 ms for 100 ids at 10k memories;
+    this way 0.3 ms)."""
+    return ("json_each(?) AS wanted CROSS JOIN memories m ON m.id = wanted.value",
+            [json.dumps(list(ids))])
+
+
 COLUMNS = "m.seq, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
 """Every memory field, plus `seq` (insertion order, for tie-breaks)."""
 
