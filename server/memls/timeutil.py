@@ -6,8 +6,6 @@ from datetime import datetime, timezone
 
 from memls.errors import InvalidInput
 
-_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-
 
 def now() -> str:
     return format_ts(datetime.now(timezone.utc))
@@ -43,6 +41,7 @@ def parse_ts(text: str, *, field: str) -> str:
     return format_ts(moment)
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 FOREVER = 2**62
 """Micro-seconds standing for 'no end' (valid_until / invalidated_at NULL) in numeric filters."""
 
@@ -51,6 +50,7 @@ def to_micros(stamp: str | None) -> int:
     """A stored time stamp as integer micro-seconds since the epoch (None -> FOREVER)."""
     if stamp is None:
         return FOREVER
-    moment = datetime.strptime(stamp, _FORMAT).replace(tzinfo=timezone.utc)
-    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    # fromisoformat reads the stored form ("...Z" included) ~30x faster than strptime
+    moment = datetime.fromisoformat(stamp)
+    delta = moment - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
