@@ -1,6 +1,6 @@
 """How fast are the packaged models here? Load time, embed throughput, cross-encoder latency.
 
-    python benchmarks/models_speed.py [--threads 2] [--texts 500] [--repeat 7] [--rerank-batch 16]
+    python benchmarks/models_speed.py [--threads 2] [--texts 500] [--repeat 7] [--rerank-batch 8]
 
 Texts are LoCoMo dialog turns ("speaker: text") from shared/data when present, else made up.
 Cross-encoder pairs are a LoCoMo question with turns (or two joined turns) chosen so each pair
@@ -82,7 +82,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads")
     parser.add_argument("--texts", type=int, default=500, help="texts to embed")
     parser.add_argument("--repeat", type=int, default=7, help="runs per measurement")
-    parser.add_argument("--rerank-batch", type=int, default=16, help="cross-encoder batch size")
+    parser.add_argument("--rerank-batch", type=int, default=8, help="cross-encoder batch size")
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
     args = parser.parse_args()
 
@@ -105,7 +105,7 @@ def main() -> None:
         runs = timed(lambda: rt.embedder.embed(turns), args.repeat)
         rows.append(
             (
-                f"embed {len(turns)} turns (batch 32)",
+                f"embed {len(turns)} turns (batch {rt.embedder.batch_size})",
                 (
                     f"{len(turns) / min(runs) * 1000:.0f} texts/s "
                     f"(best {min(runs):.0f} ms, median {statistics.median(runs):.0f} ms)"
