@@ -342,7 +342,8 @@ class Engine:
         with self._write() as conn:
             existing = {
                 row["canonical_hash"]: row for row in conn.execute(
-                    f"SELECT {records.COLUMNS} FROM memories m WHERE m.project = ? "
+                    f"SELECT {records.COLUMNS} FROM memories m INDEXED BY memories_source "
+                    "WHERE m.project = ? "
                     "AND m.source_uri = ? AND m.status = 'active'", (project, uri))
             }
             wanted = {}

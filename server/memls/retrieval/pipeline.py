@@ -238,7 +238,8 @@ def neighbours(engine: Engine, seen: Visibility, fused: dict[str, float],
         out = dict(fused)
         for uri, hits in by_source.items():
             rows = conn.execute(
-                f"SELECT m.id, m.source_range FROM memories m WHERE m.source_uri = ? "
+                f"SELECT m.id, m.source_range FROM memories m INDEXED BY memories_source "
+                f"WHERE m.source_uri = ? "
                 f"AND {where}", (uri, *args),
             ).fetchall()
             for row in rows:
