@@ -13,6 +13,10 @@ MEMORY_FIELDS = (
     "recorded_at", "invalidated_at", "feedback_score", "content_hash", "canonical_hash",
     "source_uri", "source_range", "derived_from",
 )
+COLUMNS = "m.seq, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
+"""Every memory field, plus `seq` (insertion order, for tie-breaks)."""
+
+
 def among(ids: Iterable[str]) -> tuple[str, list[str]]:
     """FROM clause (alias m) and its argument for the memories with these ids, looked up id by
     id. CROSS JOIN fixes the loop order: with `m.id IN (...)` next to the project filters,
@@ -20,10 +24,6 @@ def among(ids: Iterable[str]) -> tuple[str, list[str]]:
     this way 0.3 ms)."""
     return ("json_each(?) AS wanted CROSS JOIN memories m ON m.id = wanted.value",
             [json.dumps(list(ids))])
-
-
-COLUMNS = "m.seq, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
-"""Every memory field, plus `seq` (insertion order, for tie-breaks)."""
 
 
 def links(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[list[str], list[str]]]:
