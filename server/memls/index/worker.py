@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 
+from memls import heap
 from memls.index.outbox import Indexer
 
 log = logging.getLogger(__name__)
@@ -35,10 +36,13 @@ class IndexWorker:
                 break
             time.sleep(self.gather_seconds)
             try:
-                self.indexer.drain()
+                done = self.indexer.drain()
             except Exception as exc:  # noqa: BLE001 - kept in the outbox, retried later
                 log.warning("indexing failed, will retry: %s", exc)
+                done = 0
             if self.indexer.pending() == 0 or self.indexer.last_error:
+                if done:
+                    heap.trim()  # a burst of embedding and indexing is over: give memory back
                 self._idle.set()
 
     def flush(self, timeout: float = 60.0) -> bool:
