@@ -92,11 +92,12 @@ def worker(path: str, size: int, data_dir: str) -> dict:
 
 
 def first_query(data_dir: str) -> float:
-    """A fresh process: open the store and answer one query, models loaded on the way."""
+    """A fresh process opens the store as the daemon does (owner, serving its socket, loading
+    Chroma and both models in the background) and answers one query at once."""
     code = (
         "import time; t=time.perf_counter();"
-        "from memls.engine import Engine; from memls import protocol as p;"
-        f"e=Engine.open({data_dir!r});"
+        "from memls.daemon import open_engine; from memls import protocol as p;"
+        f"e=open_engine({data_dir!r}, front='bench', serve=True);"
         f"e.query(p.QueryParams(query='when did she go to the support group',"
         f" project={PROJECT!r}));"
         "print((time.perf_counter()-t)*1000); e.close()"

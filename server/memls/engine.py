@@ -11,6 +11,7 @@ import json
 import logging
 import secrets
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,6 +60,7 @@ class Engine:
         self.indexer = None
         self.worker = None
         self.listeners: list[Callable[[str, Any], None]] = []
+        self._warming: threading.Thread | None = None
 
     @property
     def front(self) -> str:
@@ -97,6 +99,30 @@ class Engine:
         self.index = VectorIndex(self.directory, url=self.settings.chroma_url)
         self.indexer.index = self.index
         self.indexer.embedder = self.models.embedder
+
+    def warm(self) -> threading.Thread | None:
+        """Start loading, in the background, what the first query needs: the Chroma client and
+        both models, side by side (models on their own pool). Long-lived owners (the daemon)
+        call it right after start; failures show in `stats`/`doctor` as before. None when
+        vectors are off."""
+        if self.models is None or self.index is None:
+            return None
+        models, index = self.models, self.index
+
+        def load() -> None:
+            loads = [models.pool.submit(models.embedder.warm)]
+            if models.reranker.enabled:
+                loads.append(models.pool.submit(models.reranker.warm))
+            try:
+                index.client  # noqa: B018 - imports chromadb and opens the store
+            except Exception as exc:  # noqa: BLE001 - the first real use reports it
+                log.warning("vector store did not open in the background: %s", exc)
+            for done in loads:
+                done.exception()  # wait; model failures live in the models' status
+
+        thread = self._warming = threading.Thread(target=load, name="memls-warm", daemon=True)
+        thread.start()
+        return thread
 
     def _ensure_indexer(self) -> None:
         from memls.index.outbox import Indexer
@@ -160,6 +186,9 @@ class Engine:
         return engine
 
     def close(self, flush_timeout: float = 60.0) -> None:
+        if self._warming is not None:  # nothing of ours opens after the lock is released
+            self._warming.join()
+            self._warming = None
         if self.worker is not None:
             self.worker.flush(flush_timeout)
             self.worker.stop()

@@ -162,6 +162,38 @@ def test_missing_embedder_degrades_loudly_to_bm25(tmp_path):
         assert not doctor.ok and doctor.models["embedder"]["state"] == "missing"
 
 
+def test_a_serving_owner_loads_chroma_and_both_models_in_the_background(tmp_path):
+    from memls.daemon import open_engine
+
+    engine = open_engine(tmp_path / "data", front="test", serve=True)
+    try:
+        warming = engine._warming
+        assert warming is not None  # started by open_engine, not by a query
+        warming.join(timeout=120)
+        assert not warming.is_alive()
+        models = engine.models.status()
+        assert (models.embedder.state, models.reranker.state) == ("loaded", "loaded")
+        assert engine.index._client is not None
+    finally:
+        engine.close()
+
+
+def test_background_loading_of_a_missing_model_stays_loud(tmp_path):
+    from memls.daemon import open_engine
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(f'[models]\nembedder_dir = "{tmp_path / "nowhere"}"\n')
+    engine = open_engine(data, front="test", serve=True)
+    try:
+        engine._warming.join(timeout=120)
+        assert engine.models.status().embedder.state == "missing"
+        stats = engine.stats(p.StatsParams(project="alpha"))
+        assert any("embedder" in d and "missing" in d for d in stats.degraded)
+    finally:
+        engine.close()
+
+
 def test_rerank_switched_off_by_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMLS_RERANK", "0")
     with Engine.open(tmp_path / "data") as engine:

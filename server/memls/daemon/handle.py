@@ -128,6 +128,7 @@ def open_engine(
             try:
                 if serve:
                     local.serve()
+                    local.warm()  # a long-lived owner: the first query should not wait
                 else:
                     remove_stale_socket(socket_path(path))  # we own it: any socket is stale
             except BaseException:
