@@ -692,6 +692,11 @@ class Engine:
                     project=project, id=row["id"], conflicts=found.conflicts))
 
     def _notify(self, method: str, payload: Any) -> None:
+        """Tell the listeners, once the write that caused it has committed: a change made
+        inside an outer transaction (resolve -> supersede) that rolls back is never announced."""
+        self.db.after_commit(lambda: self._deliver(method, payload))
+
+    def _deliver(self, method: str, payload: Any) -> None:
         for listener in list(self.listeners):
             try:
                 listener(method, payload)

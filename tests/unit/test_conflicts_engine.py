@@ -117,6 +117,40 @@ def test_resolving_by_supersession_and_by_the_supersede_verb(vengine):
         "resolved", "resolved"]
 
 
+def test_changes_are_announced_after_commit_and_never_for_a_rollback(vengine, monkeypatch):
+    import sqlite3
+
+    from memls.conflicts import resolver
+
+    old = store(vengine, YARN, validFrom="2024-01-01")
+    new = store(vengine, PNPM, validFrom="2024-03-01")
+    vengine.flush()
+    seen = []
+
+    def listener(method, payload):
+        if method != "memory/changed":
+            return
+        with sqlite3.connect(vengine.db.path) as own:  # sees committed state only
+            (status,) = own.execute("SELECT status FROM memories WHERE id = ?",
+                                    (old.id,)).fetchone()
+        seen.append((payload.op, status))
+
+    vengine.listeners.append(listener)
+
+    def fails(*args, **kwargs):
+        raise RuntimeError("the disk went away")
+
+    monkeypatch.setattr(resolver, "close", fails)  # fails after the nested supersede
+    with pytest.raises(RuntimeError):
+        vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede",
+                                        project="alpha"))
+    assert seen == []  # rolled back: nothing happened, nothing announced
+    assert vengine.get(p.GetParams(id=old.id, project="alpha")).status == "active"
+    monkeypatch.undo()
+    vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede", project="alpha"))
+    assert seen == [("supersede", "superseded")]  # announced once committed
+
+
 def test_auto_supersede_only_when_configured(tmp_path, models):
     data = tmp_path / "d"
     data.mkdir()

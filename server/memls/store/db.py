@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -47,6 +47,7 @@ class Database:
         self.conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._depth = 0
+        self._after_commit: list[Callable[[], None]] = []
         for pragma in (
             "PRAGMA journal_mode = WAL",
             "PRAGMA synchronous = FULL",
@@ -78,7 +79,10 @@ class Database:
         """BEGIN IMMEDIATE ... COMMIT; any exception rolls everything back. Re-entrant.
 
         write=False opens a deferred (read) transaction: one consistent snapshot, no write lock.
+        Callbacks registered with `after_commit` inside run after the outermost COMMIT, once
+        the lock is released; a rollback drops them.
         """
+        committed: list[Callable[[], None]] = []
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -96,8 +100,21 @@ class Database:
                 raise
             else:
                 self.conn.execute("COMMIT")
+                committed = self._after_commit
             finally:
                 self._depth = 0
+                self._after_commit = []
+        for callback in committed:
+            callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when the transaction in progress commits (never if it rolls back);
+        at once when none is in progress."""
+        with self._lock:
+            if self._depth:
+                self._after_commit.append(callback)
+                return
+        callback()
 
     def read(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
         with self._lock:
