@@ -50,7 +50,7 @@ class ModelRuntime:
         intra_op_threads: int = 2,
         max_workers: int = 2,
         embed_max_length: int = 256,
-        embed_batch_size: int = 8,  # vs 16: same speed (192 vs 197/s), ingest peak -50 MB
+        embed_batch_size: int = 8,  # vs 16: 10k ingest peak 314 vs 367 MB, no slower
         pooling: Pooling = "cls",
         rerank_max_length: int = 128,
         rerank_batch_size: int = 8,
