@@ -47,6 +47,16 @@ class Settings:
     reranker_dir: str | None = None      # [models] reranker_dir
     rerank: bool = True                  # [models] rerank, or $MEMLS_RERANK=0
     auto_supersede: bool = False         # [conflicts] auto_supersede: act on update markers
+    retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval] (RETRIEVAL)
+
+
+# [retrieval] keys a user may set: the cross-encoder's share of a query's time on a slow
+# machine (docs/benchmarks.md: depth against recall and latency). name -> (type, low, high).
+RETRIEVAL = {
+    "rerank_depth": (int, 1, 200),         # at most this many fused results are re-scored
+    "rerank_relative": (float, 0.0, 1.0),  # only those scoring this share of the best
+    "interactive_depth": (int, 1, 200),    # the as-you-type setting's depth
+}
 
 
 def load_settings(directory: Path) -> Settings:
@@ -60,6 +70,7 @@ def load_settings(directory: Path) -> Settings:
     ):
         raise InvalidInput(f"{path}: [ttl_days] maps memory types to positive days",
                            field="ttl_days")
+    retrieval = _retrieval(path, raw.get("retrieval", {}))
     index, models = raw.get("index", {}), raw.get("models", {})
     conflicts = raw.get("conflicts", {})
     return Settings(
@@ -70,7 +81,27 @@ def load_settings(directory: Path) -> Settings:
         reranker_dir=models.get("reranker_dir"),
         rerank=bool(models.get("rerank", True)),
         auto_supersede=bool(conflicts.get("auto_supersede", False)),
+        retrieval=retrieval,
     )
+
+
+def _retrieval(path: Path, table: object) -> dict[str, int | float]:
+    """The [retrieval] table, checked: known keys, numbers of the right kind, in range."""
+    if not isinstance(table, dict):
+        raise InvalidInput(f"{path}: [retrieval] must be a table", field="retrieval")
+    out: dict[str, int | float] = {}
+    for key, value in table.items():
+        if key not in RETRIEVAL:
+            raise InvalidInput(f"{path}: [retrieval] {key} is not a setting; known: "
+                               f"{', '.join(RETRIEVAL)}", field=f"retrieval.{key}")
+        kind, low, high = RETRIEVAL[key]
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (kind is int and not isinstance(value, int)) or not low <= value <= high:
+            what = "an integer" if kind is int else "a number"
+            raise InvalidInput(f"{path}: [retrieval] {key} must be {what} from {low} to {high}, "
+                               f"not {value!r}", field=f"retrieval.{key}")
+        out[key] = kind(value)
+    return out
 
 
 def _read(path: Path) -> dict:

@@ -54,7 +54,8 @@ class Engine:
         self._default_front = front
         self.clock = clock
         self._lock = lock
-        self.retrieval = retrieval or RetrievalConfig(rerank=self.settings.rerank)
+        self.retrieval = retrieval or RetrievalConfig(rerank=self.settings.rerank,
+                                                      **self.settings.retrieval)
         self.models = None
         self.index = None
         self.indexer = None

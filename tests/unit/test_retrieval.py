@@ -69,6 +69,43 @@ def test_only_candidates_near_the_best_go_to_the_cross_encoder(vengine):
     assert all(boosted(h) < cut + 1e-6 for h in skipped)
 
 
+def test_the_re_rank_depth_is_a_setting(tmp_path, clock, models):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        "[retrieval]\nrerank_depth = 2\nrerank_relative = 0.0\ninteractive_depth = 1\n")
+    with Engine.open(data, front="test", clock=clock, models=models) as engine:
+        for t in FACTS:
+            store(engine, t)
+        assert engine.flush()
+        for mode, depth in (("default", 2), ("interactive", 1)):
+            r = query(engine, "who owns the billing service", k=10, mode=mode, explain=True)
+            assert len(r.results) > depth
+            assert sum(h.explain.rerank is not None for h in r.results) == depth
+        # a request's own depth still wins over the setting
+        r = query(engine, "who owns the billing service", k=10, rerankDepth=4, explain=True)
+        assert sum(h.explain.rerank is not None for h in r.results) == 4
+
+
+@pytest.mark.parametrize("line, field", [
+    ("rerank_depth = 0", "retrieval.rerank_depth"),
+    ("rerank_depth = 2.5", "retrieval.rerank_depth"),
+    ("rerank_depth = true", "retrieval.rerank_depth"),
+    ("rerank_relative = 1.5", "retrieval.rerank_relative"),
+    ("interactive_depth = \"six\"", "retrieval.interactive_depth"),
+    ("lift = 3", "retrieval.lift"),
+])
+def test_a_bad_retrieval_setting_is_refused_by_name(tmp_path, line, field):
+    from memls.errors import InvalidInput
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(f"[retrieval]\n{line}\n")
+    with pytest.raises(InvalidInput) as caught:
+        Engine.open(data, front="test", vectors=False)
+    assert caught.value.field == field and "config.toml" in str(caught.value)
+
+
 def test_interactive_and_lexical_modes(vengine):
     for t in FACTS:
         store(vengine, t)
