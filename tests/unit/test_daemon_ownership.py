@@ -259,6 +259,36 @@ def test_subscribed_client_receives_conflict_notifications(tmp_path, procs):
         assert [(c.newer.id, c.older.id) for c in listed] == [(new.id, old.id)]
 
 
+def test_a_scoped_subscription_receives_only_its_projects(tmp_path, procs):
+    data = make_data(tmp_path)
+    procs.owner(data)
+    scoped: list[object] = []
+    everything: list[object] = []
+    with open_engine(data, front="lsp") as window, open_engine(data, front="agent") as agent, \
+            open_engine(data, front="cli") as writer:
+        window.subscribed_projects = frozenset({" alpha"})  # keys are normalised by the owner
+        window.listeners.append(lambda method, payload: scoped.append(payload))
+        agent.listeners.append(lambda method, payload: everything.append(payload))
+        with pytest.raises(InvalidInput) as caught:  # a bad scope is refused, changes nothing
+            window._request("$/subscribe", {"projects": "alpha"})
+        assert caught.value.field == "projects"
+        a = writer.store(p.StoreParams(text="Alpha deploys on Tuesdays", project="alpha"))
+        b = writer.store(p.StoreParams(text="Beta deploys on Fridays", project="beta"))
+        assert writer.flush()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and {n.project for n in everything} != {"alpha", "beta"}:
+            time.sleep(0.05)
+        assert {n.project for n in everything} == {"alpha", "beta"}
+        assert scoped and {n.project for n in scoped} == {"alpha"}  # beta's never sent here
+        assert a.id in {i for n in scoped for i in n.ids} and b.id not in str(scoped)
+        window.subscribe(["alpha", "beta"])  # widening replaces the scope
+        writer.store(p.StoreParams(text="Beta also deploys on Mondays", project="beta"))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "beta" not in {n.project for n in scoped}:
+            time.sleep(0.05)
+        assert "beta" in {n.project for n in scoped}
+
+
 def test_two_clients_and_the_owner_store_concurrently_with_vectors(tmp_path, procs):
     data = make_data(tmp_path, vectors=True)
     n = 300

@@ -117,6 +117,7 @@ class RemoteEngine:
         self._dead_cls: type[StoreError] = StoreError
         self._closing = False
         self._subscribed = False
+        self.subscribed_projects: frozenset[str] | None = None  # None: every project
         self._notes: queue.Queue[tuple[str, Any] | None] = queue.Queue()
         self._notifier: threading.Thread | None = None
         self._reader = threading.Thread(target=self._read_loop, name="memls-remote-in",
@@ -257,21 +258,23 @@ class RemoteEngine:
 
     # -------------------------------------------------------- notifications
 
-    def subscribe(self) -> None:
-        """Ask the owner to forward its notifications (idempotent)."""
-        if self._subscribed:
+    def subscribe(self, projects: Iterable[str] | None = None) -> None:
+        """Ask the owner to forward its notifications: of `projects` only (a window's own), or
+        of every project when None. Idempotent; a different scope replaces the last one."""
+        scope = None if projects is None else frozenset(projects)
+        if self._subscribed and scope == self.subscribed_projects:
             return
         with self._lock:
             if self._notifier is None:
                 self._notifier = threading.Thread(target=self._notify_loop,
                                                   name="memls-remote-notify", daemon=True)
                 self._notifier.start()
-        self._request("$/subscribe")
-        self._subscribed = True
+        self._request("$/subscribe", None if scope is None else {"projects": sorted(scope)})
+        self._subscribed, self.subscribed_projects = True, scope
 
     def _listener_added(self) -> None:
         if not self._subscribed:
-            self.subscribe()
+            self.subscribe(self.subscribed_projects)
 
     def _notify_loop(self) -> None:
         while True:

@@ -165,13 +165,15 @@ def reconnect(old: LocalEngine | RemoteEngine, **overrides: Any) -> LocalEngine 
     args.update(overrides)
     listeners = list(old.listeners)
     on_close = list(getattr(old, "on_close", []))
+    scope = getattr(old, "subscribed_projects", None)
     try:
         old.close()
     except Exception:  # noqa: BLE001 - the old handle is being replaced anyway
         pass
     directory = args.pop("directory")
     new = open_engine(directory, **args)
-    new.listeners.extend(listeners)
     if isinstance(new, RemoteEngine):
+        new.subscribed_projects = scope  # the listeners below subscribe with the same scope
         new.on_close.extend(on_close)
+    new.listeners.extend(listeners)
     return new

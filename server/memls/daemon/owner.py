@@ -9,9 +9,11 @@ one JSON object per line:
 Besides every entry of `protocol.METHODS` the owner answers:
 
     $/hello        -> {"pid", "version", "dataDir", "front", "vectors"}   (the handshake)
-    $/subscribe    -> {"subscribed": true}; afterwards the engine's notifications arrive as
-                      {"method": "memory/conflicts", "params": {...}} (no id). May be sent without
-                      an id, then there is no reply.
+    $/subscribe    {"projects": [...]}? -> {"subscribed": true}; afterwards the engine's
+                      notifications arrive as {"method": "memory/conflicts", "params": {...}}
+                      (no id) - only those of the named projects when `projects` is given (a
+                      window's own), every project's otherwise. Sending it again replaces the
+                      scope. May be sent without an id, then there is no reply.
     $/unsubscribe  -> {"subscribed": false}
     $/flush        {"timeout": s} -> {"flushed": bool}   (Engine.flush: writes are indexed)
     memory/export  {"project"} -> {"lines": [{...}, ...]}  (Engine.export)
@@ -40,7 +42,8 @@ from typing import Any
 import msgspec
 
 from memls import __version__, protocol
-from memls.errors import MemlsError, StoreError
+from memls.errors import InvalidInput, MemlsError, StoreError
+from memls.scope import project_key
 
 log = logging.getLogger("memls.daemon")
 
@@ -138,6 +141,18 @@ def error_body(exc: BaseException) -> dict[str, Any]:
 # ---------------------------------------------------------------- the server
 
 
+def subscription_scope(params: Any) -> frozenset[str] | None:
+    """The projects a `$/subscribe` names (their keys), or None for every project."""
+    projects = params.get("projects") if isinstance(params, dict) else None
+    if projects is None:
+        if params not in (None, {}) and not isinstance(params, dict):
+            raise InvalidInput("params must be an object", field=None)
+        return None
+    if not isinstance(projects, list):
+        raise InvalidInput("a list of project keys", field="projects")
+    return frozenset(project_key(p, field="projects") for p in projects)
+
+
 class _Connection:
     """One client: a reader thread (requests in) and a writer thread (replies out)."""
 
@@ -146,6 +161,7 @@ class _Connection:
         self.sock = sock
         self.name = f"client-{number}"
         self.subscribed = False
+        self.projects: frozenset[str] | None = None  # the subscription's scope (None: all)
         self.front: str | None = None
         self.closed = threading.Event()
         self._out: queue.Queue[bytes | None] = queue.Queue(maxsize=OUTBOX_LIMIT)
@@ -223,7 +239,13 @@ class _Connection:
             return
         params = message.get("params")
         if method in ("$/subscribe", "$/unsubscribe"):
-            self.subscribed = method == "$/subscribe"
+            try:
+                scope = subscription_scope(params) if method == "$/subscribe" else None
+            except MemlsError as exc:  # a bad scope changes nothing
+                if request_id is not None:
+                    self.send({"id": request_id, "error": error_body(exc)})
+                return
+            self.subscribed, self.projects = method == "$/subscribe", scope
             if request_id is not None:
                 self.send({"id": request_id, "result": {"subscribed": self.subscribed}})
             return
@@ -393,8 +415,10 @@ class OwnerServer:
 
     def _forward(self, method: str, payload: Any) -> None:
         """An engine listener: pass notifications to every subscribed client."""
+        project = getattr(payload, "project", None)
         with self._conns_lock:
-            targets = [c for c in self._conns if c.subscribed]
+            targets = [c for c in self._conns if c.subscribed
+                       and (c.projects is None or project in c.projects)]
         if not targets:
             return
         line = msgspec.json.encode({"method": method, "params": protocol.to_wire(payload)}) + b"\n"

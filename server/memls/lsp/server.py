@@ -171,7 +171,9 @@ class MemlsServer(LanguageServer):
                 if "project" in method.params.__struct_fields__:
                     data["project"] = self.projects.resolve({"project": data.get("project"),
                                                              "uri": uri})
-                    self.used_projects.add(data["project"])
+                    if data["project"] not in self.used_projects:
+                        self.used_projects.add(data["project"])
+                        await self.rescope()  # before the request: its notifications reach us
             params = protocol.parse(method.params, data)
             result = await self.run(method.engine, params)
         except InvalidInput as exc:
@@ -197,7 +199,11 @@ class MemlsServer(LanguageServer):
             return
         try:
             def opened():
+                from memls.daemon.client import RemoteEngine
+
                 engine = open_engine(self.data_dir, front="lsp", serve=True)
+                if isinstance(engine, RemoteEngine):  # the owner sends only our projects'
+                    engine.subscribed_projects = frozenset(self.own_projects())
                 engine.listeners.append(self._engine_event)  # a subscription: not on the loop
                 return engine
 
@@ -221,10 +227,27 @@ class MemlsServer(LanguageServer):
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._forward, method, payload)
 
+    def own_projects(self) -> set[str]:
+        """This window's projects: its workspace folders' and those its requests named."""
+        return {f.project for f in self.projects.folders} | self.used_projects
+
+    async def rescope(self) -> None:
+        """Narrow (or widen) the owner's notifications to this window's projects when another
+        process owns the store; an owner that has gone is dealt with by the next request."""
+        from memls.daemon.client import RemoteEngine
+
+        await self.ready.wait()
+        engine, mine = self.engine, frozenset(self.own_projects())
+        if not isinstance(engine, RemoteEngine) or engine.subscribed_projects == mine:
+            return
+        try:
+            await asyncio.get_running_loop().run_in_executor(self.pool, engine.subscribe, mine)
+        except MemlsError as exc:
+            log.warning("memls: could not rescope notifications: %s", exc)
+
     def _forward(self, method: str, payload: Any) -> None:
         project = getattr(payload, "project", None)
-        mine = {f.project for f in self.projects.folders} | self.used_projects
-        if project not in mine:
+        if project not in self.own_projects():
             return  # another window's project: never sent here
         self.protocol.notify(method, protocol.to_wire(payload))
         if method == "memory/conflicts" or (
@@ -429,6 +452,7 @@ def build(data_dir: str | None = None, token: str | None = None) -> MemlsServer:
         current -= {f.uri for f in params.event.removed}
         current |= {f.uri for f in params.event.added}
         ls.projects.set(sorted(current))
+        ls.spawn(ls.rescope())
         ls.spawn(ls.index_workspace())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
