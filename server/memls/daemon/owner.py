@@ -42,7 +42,7 @@ from typing import Any
 import msgspec
 
 from memls import __version__, protocol
-from memls.errors import InvalidInput, MemlsError, StoreError
+from memls.errors import MemlsError, StoreError
 from memls.scope import project_key
 
 log = logging.getLogger("memls.daemon")
@@ -72,6 +72,10 @@ class HelloParams(protocol.Wire):
     front: str | None = None
     version: str | None = None
     pid: int | None = None
+
+
+class SubscribeParams(protocol.Wire):
+    projects: list[protocol.Project] | None = None  # None: every project
 
 
 EXTRA_PARAMS: dict[str, type] = {
@@ -143,14 +147,8 @@ def error_body(exc: BaseException) -> dict[str, Any]:
 
 def subscription_scope(params: Any) -> frozenset[str] | None:
     """The projects a `$/subscribe` names (their keys), or None for every project."""
-    projects = params.get("projects") if isinstance(params, dict) else None
-    if projects is None:
-        if params not in (None, {}) and not isinstance(params, dict):
-            raise InvalidInput("params must be an object", field=None)
-        return None
-    if not isinstance(projects, list):
-        raise InvalidInput("a list of project keys", field="projects")
-    return frozenset(project_key(p, field="projects") for p in projects)
+    projects = protocol.parse(SubscribeParams, params).projects
+    return None if projects is None else frozenset(project_key(p) for p in projects)
 
 
 class _Connection:
