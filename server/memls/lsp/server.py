@@ -198,12 +198,14 @@ class MemlsServer(LanguageServer):
             self.ready.set()
             return
         try:
+            scope = frozenset(self.own_projects())  # read on the loop, which changes it
+
             def opened():
                 from memls.daemon.client import RemoteEngine
 
                 engine = open_engine(self.data_dir, front="lsp", serve=True)
                 if isinstance(engine, RemoteEngine):  # the owner sends only our projects'
-                    engine.subscribed_projects = frozenset(self.own_projects())
+                    engine.subscribed_projects = scope
                 engine.listeners.append(self._engine_event)  # a subscription: not on the loop
                 return engine
 
