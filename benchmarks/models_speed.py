@@ -95,8 +95,7 @@ def main() -> None:
     ticks_start, cpu_start = busy_ticks(), time.process_time()
 
     with ModelRuntime(intra_op_threads=args.threads, rerank_batch_size=args.rerank_batch) as rt:
-        status = rt.warm()
-        for s in (status.embedder, status.reranker):
+        for s in (rt.embedder.warm(), rt.reranker.warm()):  # one after the other: own times
             rows.append((f"{s.name} load", f"{s.load_ms or 0:.0f} ms ({s.state})"))
         rows.append(
             ("peak RSS after loading both", f"{rss_mb():.0f} MB (+{rss_mb() - rss_start:.0f})")

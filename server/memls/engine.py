@@ -111,9 +111,7 @@ class Engine:
         models, index = self.models, self.index
 
         def load() -> None:
-            loads = [models.pool.submit(models.embedder.warm)]
-            if models.reranker.enabled:
-                loads.append(models.pool.submit(models.reranker.warm))
+            loads = models.start_warm()
             try:
                 index.client  # noqa: B018 - imports chromadb and opens the store
             except Exception as exc:  # noqa: BLE001 - the first real use reports it

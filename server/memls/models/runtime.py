@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from typing import Self
 
 import msgspec
@@ -82,11 +83,17 @@ class ModelRuntime:
     def status(self) -> ModelsStatus:
         return ModelsStatus(embedder=self.embedder.status(), reranker=self.reranker.status())
 
-    def warm(self) -> ModelsStatus:
-        """Load both now (e.g. in the background at daemon start); never raises."""
-        self.embedder.warm()
+    def start_warm(self) -> list[Future[ModelStatus]]:
+        """Start loading both, side by side on the pool; never raises (see `status`)."""
+        loads = [self.pool.submit(self.embedder.warm)]
         if self.reranker.enabled:
-            self.reranker.warm()
+            loads.append(self.pool.submit(self.reranker.warm))
+        return loads
+
+    def warm(self) -> ModelsStatus:
+        """Load both now and wait; never raises."""
+        for load in self.start_warm():
+            load.result()
         return self.status()
 
     def close(self) -> None:
