@@ -42,6 +42,7 @@ FLAGS = {
     "text": "TEXT", "id": "ID", "old": "OLD", "signal": "SIGNAL", "file": "FILE",
     "a": "A", "b": "B", "action": "--action", "new": "TEXT_A", "existing": "TEXT_B",
     "texts": "TEXT_A TEXT_B", "transport": "--stdio/--tcp", "tcp": "--tcp",
+    "dataDir": "--data-dir", "token": "--token", "tokenFile": "--token-file",
 }
 
 ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
@@ -60,14 +61,16 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    data_dir: Optional[Path] = typer.Option(
+    data_dir: Optional[str] = typer.Option(
         None, "--data-dir", help="Data directory (default: $MEMLS_DATA_DIR, else the user's "
         "data directory)."
     ),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version and exit."),
 ) -> None:
-    State.data_dir = data_dir
+    if data_dir is not None and not data_dir.strip():  # "" would be the current directory
+        raise InvalidInput("must not be empty (name a directory)", field="dataDir")
+    State.data_dir = Path(data_dir) if data_dir is not None else None
 
 
 def _require_project(project: str | None) -> None:
@@ -492,18 +495,25 @@ def serve(
     stdio: bool = typer.Option(False, "--stdio", help="Speak LSP on stdin/stdout (editors)."),
     tcp: Optional[str] = typer.Option(None, "--tcp", metavar="HOST:PORT",
                                       help="Speak LSP on a loopback TCP port (long-lived)."),
-    token: Optional[str] = typer.Option(None, "--token", envvar="MEMLS_TOKEN",
-                                        help="TCP: the token clients pass in "
-                                        "initializationOptions.token (default: generated, "
-                                        "written to <data dir>/tcp.token)."),
+    token_file: Optional[Path] = typer.Option(
+        None, "--token-file", help="TCP: read the token clients pass in "
+        "initializationOptions.token from this file (also $MEMLS_TOKEN; default: a new one, "
+        "written to <data dir>/tcp.token, 0600)."),
+    token: Optional[str] = typer.Option(None, "--token", hidden=True),
     force: bool = typer.Option(False, "--force",
                                help="TCP: allow a non-loopback address."),
 ) -> None:
-    """Run the memls daemon: the language server that owns the store (or joins its owner)."""
+    """Run the memls daemon: the language server that owns the store (or joins its owner).
+
+    The TCP daemon stops on SIGTERM or SIGINT; a client's `shutdown` and `exit` end only
+    that client's connection."""
     import ipaddress
-    import secrets
+    import os
     import socket
 
+    if token is not None:  # a token on the command line shows in every user's process list
+        raise InvalidInput("a token on the command line is visible to every user (ps); put "
+                           "it in a file (--token-file) or in $MEMLS_TOKEN", field="token")
     if stdio == bool(tcp):
         raise InvalidInput("choose one transport: --stdio or --tcp HOST:PORT", field="transport")
     from memls.lsp import server as lsp
@@ -513,27 +523,54 @@ def serve(
         lsp.serve_stdio(data_dir)
         return
     host, _, port_text = tcp.rpartition(":")
-    if not host or not port_text.isdigit():
-        raise InvalidInput(f"{tcp!r} is not HOST:PORT", field="tcp")
+    host = host.strip("[]")
+    if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise InvalidInput(f"{tcp!r} is not HOST:PORT with a port from 1 to 65535", field="tcp")
     try:
         addresses = {info[4][0] for info in socket.getaddrinfo(host, int(port_text))}
         loopback = all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
-    except (OSError, ValueError):
+    except (OSError, ValueError, UnicodeError):
         raise InvalidInput(f"cannot resolve {host!r}", field="tcp") from None
     if not loopback and not force:
         raise InvalidInput(f"{host} is not a loopback address; memls listens on loopback only "
                            "(pass --force to override)", field="tcp")
+    token = _daemon_token(token_file, os.environ.get("MEMLS_TOKEN"))
+    print(f"memls: serving LSP on {host}:{port_text}", file=sys.stderr)
+    lsp.serve_tcp(host, int(port_text), token, data_dir)
+
+
+def _daemon_token(token_file: Path | None, env: str | None) -> str:
+    """The TCP token: from --token-file, else $MEMLS_TOKEN, else a new one written to
+    <data dir>/tcp.token (created 0600 before the token is written: never readable by
+    others, not even for a moment)."""
+    import os
+    import secrets
+
     from memls.config import data_dir as resolve_dir
     from memls.config import ensure_private_dir
 
-    if not token:
-        token = secrets.token_urlsafe(24)
-        path = ensure_private_dir(resolve_dir(State.data_dir)) / "tcp.token"
-        path.write_text(token + "\n")
-        path.chmod(0o600)
-        print(f"memls: token written to {path}", file=sys.stderr)
-    print(f"memls: serving LSP on {host}:{port_text}", file=sys.stderr)
-    lsp.serve_tcp(host, int(port_text), token, data_dir)
+    if token_file is not None:
+        try:
+            given = token_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeError) as exc:
+            raise InvalidInput(f"cannot read {token_file}: {exc}", field="tokenFile") from None
+        if len(given) < 16:
+            raise InvalidInput(f"{token_file} must hold a token of at least 16 characters",
+                               field="tokenFile")
+        return given
+    if env is not None and env.strip():
+        if len(env.strip()) < 16:
+            raise InvalidInput("$MEMLS_TOKEN must be at least 16 characters", field="token")
+        return env.strip()
+    token = secrets.token_urlsafe(24)
+    path = ensure_private_dir(resolve_dir(State.data_dir)) / "tcp.token"
+    temp = path.with_name(f".tcp.token.{os.getpid()}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(token + "\n")
+    os.replace(temp, path)
+    print(f"memls: token written to {path}", file=sys.stderr)
+    return token
 
 
 @app.command()

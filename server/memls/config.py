@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,25 +11,56 @@ from pathlib import Path
 import platformdirs
 
 from memls.errors import InvalidInput, StoreError
+from memls.limits import Limits, from_table
 
 ENV_DATA_DIR = "MEMLS_DATA_DIR"
 CONFIG_NAME = "config.toml"
 
 
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """--data-dir, else $MEMLS_DATA_DIR, else the user's data directory for memls."""
+    """--data-dir, else $MEMLS_DATA_DIR, else the user's data directory for memls.
+
+    An empty --data-dir is refused (it would mean the current directory); an empty
+    $MEMLS_DATA_DIR counts as unset."""
+    if explicit is not None and not str(explicit).strip():
+        raise InvalidInput("must not be empty (name a directory)", field="dataDir")
     chosen = explicit or os.environ.get(ENV_DATA_DIR) or platformdirs.user_data_dir("memls")
     return Path(chosen).expanduser().resolve()
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create the directory owner-only (0700); tighten an existing one we own."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """The data directory, usable by this user only.
+
+    A directory memls creates is made 0700. An existing one keeps its mode (memls never
+    chmods a directory it did not create: `--data-dir /tmp` must not turn /tmp into 0700),
+    but it is refused when it belongs to another user or other users can write to it (group-
+    or world-writable, sticky or not: they could plant the socket, the lock or the index
+    before memls does). Readable by others is accepted: every file memls makes in it is
+    0600 and every directory 0700.
+    """
     try:
-        if path.stat().st_mode & 0o077:
-            os.chmod(path, 0o700)
-    except PermissionError as exc:
-        raise StoreError(f"cannot restrict permissions of {path}: {exc}") from None
+        path.mkdir(parents=True, mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"cannot create the data directory {path}: "
+                         f"{exc.strerror or exc}") from None
+    else:
+        try:
+            os.chmod(path, 0o700)  # mkdir's mode went through the umask: make it exact
+        except OSError as exc:
+            raise StoreError(f"cannot restrict permissions of {path}: {exc}") from None
+        return path
+    st = path.stat()
+    if not stat.S_ISDIR(st.st_mode):
+        raise StoreError(f"the data directory {path} exists and is not a directory")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise StoreError(f"the data directory {path} belongs to another user (uid "
+                         f"{st.st_uid}); use a directory of your own")
+    if st.st_mode & 0o022:
+        raise StoreError(f"the data directory {path} is writable by other users (mode "
+                         f"{stat.S_IMODE(st.st_mode):04o}); memls keeps its store only where "
+                         f"nobody else can write: `chmod go-w` it or use a subdirectory")
     return path
 
 
@@ -48,6 +80,7 @@ class Settings:
     rerank: bool = True                  # [models] rerank, or $MEMLS_RERANK=0
     auto_supersede: bool = False         # [conflicts] auto_supersede: act on update markers
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval] (RETRIEVAL)
+    limits: Limits = field(default_factory=Limits)  # [limits] (memls.limits.SETTINGS)
 
 
 # [retrieval] keys a user may set: the cross-encoder's share of a query's time on a slow
@@ -82,6 +115,7 @@ def load_settings(directory: Path) -> Settings:
         rerank=bool(models.get("rerank", True)),
         auto_supersede=bool(conflicts.get("auto_supersede", False)),
         retrieval=retrieval,
+        limits=from_table(path, raw.get("limits", {})),
     )
 
 

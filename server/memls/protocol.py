@@ -6,12 +6,14 @@ Fronts build params with `parse(Type, data)`, which validates and names the bad 
 
 from __future__ import annotations
 
+import functools
 import re
 import typing
 from typing import Annotated, Any, Literal
 
 import msgspec
 
+from memls import limits
 from memls.conflicts.scorer import Signal, Verdict
 from memls.errors import InvalidInput
 
@@ -38,6 +40,14 @@ Limit = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 Project = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=512,
                                       description="project key: never empty")]
 MemoryId = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=200)]
+Content = Annotated[str, msgspec.Meta(
+    max_length=4 * limits.MiB,  # the configurable bound (bytes) is applied by `parse`
+    extra_json_schema={"x-memls-limit": "max_content_bytes"},
+    description="free text: at most max_content_bytes of UTF-8 (default 32 KiB)")]
+"""A memory's text, a query, a note: bounded by the `[limits] max_content_bytes` setting."""
+Timestamp = Annotated[str, msgspec.Meta(max_length=64, description="ISO 8601")]
+Uri = Annotated[str, msgspec.Meta(max_length=4096)]
+SourceRange = Annotated[str, msgspec.Meta(max_length=64)]
 
 
 class Wire(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True):
@@ -129,14 +139,14 @@ class DeadLetter(Wire):
 
 
 class StoreParams(Wire):
-    text: str
+    text: Content
     project: Project | None = None
     type: MemoryType = "note"
-    valid_from: str | None = None
-    valid_until: str | None = None
-    source_uri: str | None = None
-    source_range: str | None = None
-    derived_from: str | None = None
+    valid_from: Timestamp | None = None
+    valid_until: Timestamp | None = None
+    source_uri: Uri | None = None
+    source_range: SourceRange | None = None
+    derived_from: MemoryId | None = None
     force: bool = False
 
 
@@ -169,12 +179,12 @@ class ListResult(Wire):
 
 
 class QueryParams(Wire):
-    query: str
+    query: Content
     project: Project | None = None
     k: Limit = 10
-    valid_at: str | None = None
-    as_of: str | None = None
-    types: list[MemoryType] | None = None
+    valid_at: Timestamp | None = None
+    as_of: Timestamp | None = None
+    types: Annotated[list[MemoryType], msgspec.Meta(max_length=32)] | None = None
     include_user: bool = False
     mode: Literal["default", "interactive", "lexical"] = "default"
     rerank: bool | None = None
@@ -205,7 +215,7 @@ class FeedbackParams(Wire):
     id: MemoryId
     signal: FeedbackSignal
     project: Project | None = None
-    query: str | None = None
+    query: Content | None = None
 
 
 class FeedbackResult(Wire):
@@ -221,7 +231,7 @@ class ReviewParams(Wire):
     action: ReviewAction
     project: Project | None = None
     id: MemoryId | None = None
-    note: str | None = None
+    note: Content | None = None
     state: Trust = "flagged"
 
 
@@ -362,7 +372,7 @@ class ResolveParams(Wire):
     b: MemoryId
     action: Literal["dismiss", "resolve", "supersede"]
     project: Project | None = None
-    note: str | None = None
+    note: Content | None = None
 
 
 class ResolveResult(Wire):
@@ -373,8 +383,8 @@ class ResolveResult(Wire):
 class CheckPairParams(Wire):
     """Score one pair of texts (no store involved)."""
 
-    new: str
-    existing: str
+    new: Content
+    existing: Content
 
 
 class ConflictsNotification(Wire):
@@ -405,8 +415,8 @@ class HealthResult(Wire):
 class SyncNoteParams(Wire):
     """Index one note file (its text as the editor or the disk has it; null: file removed)."""
 
-    uri: str
-    text: str | None
+    uri: Uri
+    text: str | None  # a whole note file: bounded by max_frame_bytes
     project: Project | None = None
     default_type: MemoryType = "note"
 
@@ -446,7 +456,10 @@ def parse(kind: type[T], data: Any) -> T:
     if data is None:
         data = {}
     try:
-        return msgspec.convert(data, kind)
+        parsed = msgspec.convert(data, kind)
+    except UnicodeError:  # a lone surrogate where msgspec compares text: name the field
+        limits.check_strings(data)
+        raise InvalidInput("must be valid Unicode text") from None
     except msgspec.ValidationError as exc:
         message = str(exc)
         match = _PATH.search(message)
@@ -463,6 +476,26 @@ def parse(kind: type[T], data: Any) -> T:
             if allowed:
                 text = f"{text}; expected one of: {', '.join(allowed)}"
         raise InvalidInput(text, field=field) from None
+    limits.check_strings(data)  # NUL, lone surrogates (after the bounds: lists are short now)
+    for name, wire_name in _content_fields(kind):
+        value = getattr(parsed, name)
+        if isinstance(value, str):
+            limits.check_content(value, wire_name)
+    return parsed
+
+
+@functools.cache
+def _content_fields(kind: type) -> tuple[tuple[str, str], ...]:
+    """(attribute, wire name) of the `Content` fields of a params Struct."""
+    if not (isinstance(kind, type) and issubclass(kind, msgspec.Struct)):
+        return ()
+    hints = typing.get_type_hints(kind, include_extras=True)
+    found = []
+    for name, wire_name in zip(kind.__struct_fields__, kind.__struct_encode_fields__):
+        hint = hints.get(name)
+        if hint is Content or Content in typing.get_args(hint):
+            found.append((name, wire_name))
+    return tuple(found)
 
 
 def _allowed(kind: type, field: str) -> list[str]:

@@ -23,11 +23,26 @@ def project_key(raw: object, *, field: str = "project") -> str:
     key = unicodedata.normalize("NFC", raw).strip()
     if not key:
         raise InvalidInput("a project must not be empty or white space", field=field)
+    if all(_invisible(c) for c in key):
+        raise InvalidInput("a project must contain a visible character (this one has only "
+                           "invisible ones, e.g. zero-width spaces)", field=field)
     if "\x00" in key or len(key) > MAX_PROJECT_LENGTH:
         raise InvalidInput(
             f"a project must be at most {MAX_PROJECT_LENGTH} characters, with no NUL", field=field
         )
     return key
+
+
+# Letters that render as nothing although Unicode files them as letters or symbols.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _invisible(char: str) -> bool:
+    """White space, format/control/unassigned characters (zero-width space, joiners, BOM,
+    bidi marks), combining marks on their own, and the blank 'letters' above."""
+    category = unicodedata.category(char)
+    return (char.isspace() or category[0] in "CZ" or category in ("Mn", "Me")
+            or char in _BLANK_LETTERS)
 
 
 @dataclass(frozen=True)

@@ -37,11 +37,11 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
-from memls import __version__, protocol
+from memls import __version__, limits, protocol
 from memls.errors import MemlsError, StoreError
 from memls.scope import project_key
 
@@ -75,7 +75,8 @@ class HelloParams(protocol.Wire):
 
 
 class SubscribeParams(protocol.Wire):
-    projects: list[protocol.Project] | None = None  # None: every project
+    projects: Annotated[list[protocol.Project], msgspec.Meta(max_length=1000)] | None = None
+    # None: every project
 
 
 EXTRA_PARAMS: dict[str, type] = {
@@ -207,9 +208,18 @@ class _Connection:
         try:
             reader = self.sock.makefile("rb")
             while not self.closed.is_set():
-                line = reader.readline()
+                limit = limits.current().max_frame_bytes
+                line = reader.readline(limit + 1)
                 if not line:
                     return
+                if len(line) > limit:  # refused before it is read whole: skip to its end
+                    self.send({"id": None, "error": {
+                        "kind": "invalid_params", "field": None, "limit": "max_frame_bytes",
+                        "message": f"a line over the limit max_frame_bytes = {limit} bytes; "
+                                   "it was not read"}})
+                    while line and not line.endswith(b"\n"):
+                        line = reader.readline(64 * 1024)
+                    continue
                 if line.strip():
                     self._handle(line)
         except (OSError, ValueError):
@@ -220,9 +230,11 @@ class _Connection:
     def _handle(self, line: bytes) -> None:
         try:
             message = msgspec.json.decode(line)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, RecursionError) as exc:
+            why = ("nested too deep" if isinstance(exc, RecursionError)
+                   else str(exc))
             self.send({"id": None, "error": {"kind": "parse_error",
-                                             "message": f"not a JSON line: {exc}",
+                                             "message": f"not a JSON line: {why}",
                                              "field": None}})
             return
         request_id = message.get("id") if isinstance(message, dict) else None

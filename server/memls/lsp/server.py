@@ -32,10 +32,10 @@ from pygls.protocol import (
     default_converter,
 )
 
-from memls import __version__, protocol
+from memls import __version__, limits, protocol
 from memls.errors import InvalidInput, MemlsError
 from memls.lsp import diagnostics as diag
-from memls.lsp import notes
+from memls.lsp import notes, transport
 from memls.lsp.projects import Projects
 from memls.notes.parse import split_lines
 
@@ -65,7 +65,7 @@ def _converter():
     return converter
 
 
-class MemlsProtocol(LanguageServerProtocol):
+class MemlsProtocol(transport.GuardedProtocol):
     def get_message_type(self, method: str):
         if method in protocol.METHODS:
             return RawRequest
@@ -75,7 +75,7 @@ class MemlsProtocol(LanguageServerProtocol):
         server = self._server
         method = getattr(message, "method", None)
         if (server.token is not None and not server.authenticated and method is not None
-                and method not in (types.INITIALIZE, types.EXIT)):
+                and method != types.INITIALIZE):
             if getattr(message, "id", None) is not None:  # a request: refuse it, answered
                 self._send_response(message.id, error=JsonRpcServerError(
                     "not initialized with the token", -32002).to_response_error())
@@ -101,6 +101,8 @@ class MemlsServer(LanguageServer):
         self.token = token
         self.authenticated = token is None
         self.owns_engine = True    # False for a TCP connection: the daemon's engine is shared
+        self.connection_only = False  # True for a TCP connection: `exit` ends only it
+        self.close_connection: Any = None
         self.engine: Any = None
         self.ready = asyncio.Event()
         self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memls-engine")
@@ -177,9 +179,12 @@ class MemlsServer(LanguageServer):
             params = protocol.parse(method.params, data)
             result = await self.run(method.engine, params)
         except InvalidInput as exc:
+            data = {"field": exc.field}
+            if isinstance(exc, limits.LimitExceeded):
+                data["limit"] = exc.limit
             raise JsonRpcInvalidParams(
                 message=f"{exc.field}: {exc.message}" if exc.field else exc.message,
-                data={"field": exc.field}) from None
+                data=data) from None
         except MemlsError as exc:
             raise JsonRpcServerError(str(exc), ERROR_CODES.get(exc.kind, -32000),
                                      data={"kind": exc.kind, "field": exc.field}) from None
@@ -510,43 +515,53 @@ def build(data_dir: str | None = None, token: str | None = None) -> MemlsServer:
 
 
 def serve_stdio(data_dir: str | None = None) -> None:
-    build(data_dir).start_io()
+    limits.configure_from(data_dir)
+    transport.run_stdio(build(data_dir))
 
 
 def serve_tcp(host: str, port: int, token: str, data_dir: str | None = None) -> None:
     """The long-lived daemon: owns the store from the start (the CLI and other windows go
     through its socket at once), and speaks LSP on loopback TCP. Each connection gets its
     own server (its own replies, workspace and notes) over the one shared engine, and must
-    initialize with the token before anything else is answered. A client leaving does not
-    stop the daemon."""
-    import threading
-
-    from pygls.io_ import run_async
+    initialize with the token before anything else is answered. A client leaving (`exit`,
+    with or without `shutdown`) does not stop the daemon: only SIGTERM or SIGINT do."""
+    import signal
 
     from memls.daemon.handle import open_engine
 
+    limits.configure_from(data_dir)
     engine = open_engine(data_dir, front="lsp", serve=True)
+    writers: set[asyncio.StreamWriter] = set()
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.add(writer)
         server = build(data_dir, token=token)
         server.engine, server.owns_engine = engine, False
         server.ready.set()
+        server.connection_only, server.close_connection = True, writer.close
         engine.listeners.append(server._engine_event)
         server.protocol.set_writer(writer)
         try:
-            await run_async(stop_event=threading.Event(), reader=reader,
-                            protocol=server.protocol, logger=log,
-                            error_handler=server.report_server_error)
+            await transport.run_connection(server, reader, gated=token is not None)
         finally:
             engine.listeners.remove(server._engine_event)
             server._loop = None
             server.pool.shutdown(wait=False)
             writer.close()
+            writers.discard(writer)
 
     async def main() -> None:
-        listener = await asyncio.start_server(connection, host, port)
-        async with listener:
-            await listener.serve_forever()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        listener = await asyncio.start_server(connection, host, port,
+                                              limit=limits.MAX_HEADER_BYTES + 1)
+        await stop.wait()
+        log.info("memls: stopping the daemon (signal)")
+        listener.close()
+        for writer in list(writers):
+            writer.close()
 
     try:
         asyncio.run(main())

@@ -1,0 +1,166 @@
+"""Limits applied before any work: how big a frame, a memory's text, a list or a nesting may be.
+
+Every front refuses input over a limit with an error that names the limit (the setting a user
+can raise, or the fixed bound), before the input is read, allocated or processed:
+
+- `max_frame_bytes` (config `[limits]`, default 8 MiB): one LSP frame (its Content-Length) or
+  one line of the owner socket. A bigger frame is answered and its body skipped in small
+  chunks (stdio, owner socket) or the connection closed (a TCP client without the token),
+  never read into memory.
+- `PREAUTH_FRAME_BYTES` (64 KiB, fixed): a TCP client that has not yet initialized with the
+  token can send nothing bigger (an `initialize` is a few KiB).
+- `max_content_bytes` (config `[limits]`, default 32 KiB): the UTF-8 size of a memory's text
+  and of every other free text a request carries (queries, notes, texts to compare).
+- `MAX_NESTING` (64): arrays and objects nested deeper than this are not parsed.
+- `MAX_HEADER_BYTES` (8 KiB): an LSP frame's header block.
+
+The current limits are process-wide: a daemon sets them once at start from its data
+directory's `config.toml` (`configure`); tools that never call it get the defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memls.errors import InvalidInput
+
+KiB = 1024
+MiB = 1024 * KiB
+
+DEFAULT_MAX_FRAME_BYTES = 8 * MiB
+DEFAULT_MAX_CONTENT_BYTES = 32 * KiB
+PREAUTH_FRAME_BYTES = 64 * KiB
+MAX_NESTING = 64
+MAX_HEADER_BYTES = 8 * KiB
+
+# Bounds of the settings themselves: (low, high).
+SETTINGS = {
+    "max_frame_bytes": (64 * KiB, 1024 * MiB),
+    "max_content_bytes": (1 * KiB, 4 * MiB),
+}
+
+
+class LimitExceeded(InvalidInput):
+    """Input over a limit; `limit` names it (a `[limits]` setting or a fixed bound)."""
+
+    def __init__(self, message: str, *, limit: str, field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES
+
+
+_current = Limits()
+
+
+def current() -> Limits:
+    return _current
+
+
+def configure(limits: Limits) -> Limits:
+    """Set the process-wide limits (a daemon does this once, at start)."""
+    global _current
+    _current = limits
+    return limits
+
+
+def from_table(path: Path | str, table: object) -> Limits:
+    """The `[limits]` table of config.toml, checked: known keys, integers, in range."""
+    if not isinstance(table, dict):
+        raise InvalidInput(f"{path}: [limits] must be a table", field="limits")
+    values: dict[str, int] = {}
+    for key, value in table.items():
+        if key not in SETTINGS:
+            raise InvalidInput(f"{path}: [limits] {key} is not a setting; known: "
+                               f"{', '.join(SETTINGS)}", field=f"limits.{key}")
+        low, high = SETTINGS[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidInput(f"{path}: [limits] {key} must be an integer (bytes) from {low} "
+                               f"to {high}, not {value!r}", field=f"limits.{key}")
+        values[key] = value
+    return Limits(**values)
+
+
+def configure_from(directory: str | os.PathLike | None) -> Limits:
+    """Read `[limits]` of <directory>/config.toml (if there is one) and apply it."""
+    from memls.config import data_dir, load_settings
+
+    path = data_dir(directory)
+    if not (path / "config.toml").is_file():
+        return configure(Limits())
+    return configure(load_settings(path).limits)
+
+
+# ---------------------------------------------------------------- checks
+
+
+def frame_too_large(size: int, limit: int, name: str) -> LimitExceeded:
+    return LimitExceeded(f"a frame of {size} bytes is over the limit {name} = {limit} bytes; "
+                         "it was not read", limit=name)
+
+
+def check_content(value: str, field: str) -> None:
+    """A free text's UTF-8 size against max_content_bytes."""
+    limit = _current.max_content_bytes
+    if len(value) * 4 <= limit:  # cheap: no encoding needed
+        return
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise LimitExceeded(f"{size} bytes of UTF-8 is over the limit max_content_bytes = "
+                            f"{limit}", limit="max_content_bytes", field=field)
+
+
+_BAD_CHAR = re.compile("[\x00\ud800-\udfff]")
+
+
+def check_strings(data: Any) -> None:
+    """Refuse NUL and lone surrogates in any string of request params (keys included),
+    naming the top-level field. Lone surrogates reach us from non-UTF-8 command-line
+    arguments (Python's surrogateescape); JSON frames with them are refused when parsed."""
+    stack: list[tuple[Any, str | None, int]] = [(data, None, 0)]
+    while stack:
+        value, field, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise LimitExceeded(f"nested deeper than {MAX_NESTING} levels (MAX_NESTING)",
+                                limit="MAX_NESTING", field=field)
+        if isinstance(value, str):
+            bad = _BAD_CHAR.search(value)
+            if bad is not None:
+                char = bad.group()
+                what = ("a NUL character" if char == "\x00" else
+                        f"U+{ord(char):04X}, a lone surrogate (not valid Unicode; "
+                        "was it a non-UTF-8 argument?)")
+                raise InvalidInput(f"must not contain {what}", field=field)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = field
+                if name is None and isinstance(key, str) and not _BAD_CHAR.search(key):
+                    name = key
+                stack.append((key, name, depth + 1))
+                stack.append((item, name, depth + 1))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((item, field, depth + 1) for item in value)
+
+
+def nesting_depth_over(value: Any, limit: int = MAX_NESTING) -> bool:
+    """True when arrays/objects nest deeper than `limit` (walks at most to that depth)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in item)
+    return False

@@ -1,0 +1,389 @@
+"""The LSP transport: frames in, one answer for every request, limits before work.
+
+pygls' own reader (`pygls.io_.run_async`) pre-allocates whatever Content-Length a client
+claims, parses bodies with `json.loads` (every nested object through `structure_message`),
+and answers nothing it cannot parse; its `exit` handler calls `sys.exit`. This module
+replaces the reader loop for stdio and for each TCP connection:
+
+- Headers: at most `limits.MAX_HEADER_BYTES`; `Content-Length` required, digits only.
+- A frame over `max_frame_bytes` (or `PREAUTH_FRAME_BYTES` for a TCP client that has not
+  initialized with the token) is answered `-32600` naming the limit, and its body is skipped
+  in small chunks (never allocated) - or, for a TCP client without the token, the connection
+  is closed at once.
+- A body is decoded with msgspec: bad JSON or UTF-8, lone surrogates, nesting deeper than
+  `MAX_NESTING`: `-32700`. A batch (array), a non-object, `jsonrpc` other than "2.0", a
+  `method` that is not a string, an `id` that is not an integer or a string: `-32600`.
+- A TCP client that has not initialized with the token gets `-32002` for every request but
+  `initialize`, and its notifications (`exit` included) are dropped.
+- Unknown request methods (also LSP methods memls does not implement): `-32601`. A second
+  `initialize`, and any request after `shutdown`: `-32600`. Params that do not fit the
+  method's LSP type: `-32602` naming the field.
+- `-32603` is kept for memls' own faults: logged with its traceback, sent without one
+  (`GuardedProtocol._send_response`).
+- `exit` on a TCP connection ends that connection, never the daemon (`GuardedProtocol`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+import msgspec
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from memls import limits
+
+log = logging.getLogger("memls.lsp.transport")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+NOT_INITIALIZED = -32002
+SKIP_CHUNK = 64 * 1024
+INTERNAL_MESSAGE = "internal error in memls (details are in the server's log)"
+
+
+class GuardedProtocol(LanguageServerProtocol):
+    """LanguageServerProtocol that never sends a traceback and whose `exit` ends only a TCP
+    connection (the server's `connection_only`), never the daemon."""
+
+    def _send_response(self, msg_id, result=None, error=None):
+        if error is not None and error.code == INTERNAL_ERROR:
+            log.error("internal error answering request %r: %s %s", msg_id, error.message,
+                      "".join((error.data or {}).get("traceback", []))
+                      if isinstance(error.data, dict) else error.data or "")
+            error = types.ResponseError(code=INTERNAL_ERROR, message=INTERNAL_MESSAGE)
+        return super()._send_response(msg_id, result, error)
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args):
+        if getattr(self._server, "connection_only", False):
+            # one TCP client leaving: close its connection; the daemon and the others go on
+            if (user_handler := self.fm.features.get(types.EXIT)) is not None:
+                yield user_handler, args, None
+            close = getattr(self._server, "close_connection", None)
+            if close is not None:
+                close()
+            return None
+        return (yield from super().lsp_exit(*args))
+
+
+# ---------------------------------------------------------------- sources
+
+
+class StreamSource:
+    """An asyncio.StreamReader (a TCP connection)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    async def readline(self, limit: int) -> bytes:
+        try:
+            return await self.reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as exc:
+            return exc.partial
+        except asyncio.LimitOverrunError:
+            return await self.reader.read(limit)  # a line too long: no newline at the end
+
+    async def read(self, n: int) -> bytes:
+        try:
+            return await self.reader.readexactly(n)
+        except asyncio.IncompleteReadError as exc:
+            return exc.partial
+
+    async def skip(self, n: int) -> bool:
+        while n > 0:
+            chunk = await self.reader.read(min(n, SKIP_CHUNK))
+            if not chunk:
+                return False
+            n -= len(chunk)
+        return True
+
+
+class FileSource:
+    """A blocking binary file (stdin), read on an executor thread."""
+
+    def __init__(self, stream: BinaryIO, executor=None) -> None:
+        self.stream = stream
+        self.executor = executor
+
+    async def _call(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+
+    async def readline(self, limit: int) -> bytes:
+        return await self._call(self.stream.readline, limit)
+
+    async def read(self, n: int) -> bytes:
+        def exactly() -> bytes:
+            parts, left = [], n
+            while left > 0:
+                chunk = self.stream.read(left)
+                if not chunk:
+                    break
+                parts.append(chunk)
+                left -= len(chunk)
+            return b"".join(parts)
+        return await self._call(exactly)
+
+    async def skip(self, n: int) -> bool:
+        def skip() -> bool:
+            left = n
+            while left > 0:
+                chunk = self.stream.read(min(left, SKIP_CHUNK))
+                if not chunk:
+                    return False
+                left -= len(chunk)
+            return True
+        return await self._call(skip)
+
+
+# ---------------------------------------------------------------- the loop
+
+
+class Closed(Exception):
+    """The input ended or the connection must close."""
+
+
+class Connection:
+    """One client's frames: read, check, answer or hand to the pygls protocol."""
+
+    def __init__(self, source, protocol: LanguageServerProtocol, *,
+                 authenticated: Callable[[], bool] = lambda: True,
+                 close_unauthenticated: bool = False) -> None:
+        self.source = source
+        self.protocol = protocol
+        self.authenticated = authenticated
+        self.close_unauthenticated = close_unauthenticated
+        self.initialized = False
+
+    # -------------------------------------------------------- answers
+
+    def error(self, msg_id: Any, code: int, message: str, data: Any = None) -> None:
+        error: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        self.protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})
+
+    # -------------------------------------------------------- frames
+
+    async def run(self, stop: Callable[[], bool] = lambda: False) -> None:
+        while not stop():
+            try:
+                length = await self.read_header()
+            except Closed:
+                return
+            if length is None:
+                continue
+            gated = self.close_unauthenticated and not self.authenticated()
+            limit, name = ((limits.PREAUTH_FRAME_BYTES, "PREAUTH_FRAME_BYTES") if gated else
+                           (limits.current().max_frame_bytes, "max_frame_bytes"))
+            if length > limit:
+                exc = limits.frame_too_large(length, limit, name)
+                self.error(None, INVALID_REQUEST, exc.message, {"limit": name, "max": limit})
+                if gated or not await self.source.skip(length):
+                    return  # no token: nothing more is read from this client
+                continue
+            body = await self.source.read(length)
+            if len(body) < length:
+                return
+            try:
+                self.dispatch(body)
+            except Exception:  # noqa: BLE001 - one message never ends the loop
+                log.exception("memls: could not handle a message")
+
+    async def read_header(self) -> int | None:
+        """The next frame's Content-Length; None when the header block was unusable (it has
+        been answered); Closed at the end of the input."""
+        seen = 0
+        length: int | None = None
+        bad: str | None = None
+        lines = 0
+        while True:
+            line = await self.source.readline(limits.MAX_HEADER_BYTES + 1)
+            if not line:
+                raise Closed
+            seen += len(line)
+            if seen > limits.MAX_HEADER_BYTES:
+                self.error(None, PARSE_ERROR, f"frame headers over {limits.MAX_HEADER_BYTES} "
+                           "bytes (MAX_HEADER_BYTES)", {"limit": "MAX_HEADER_BYTES"})
+                if self.close_unauthenticated and not self.authenticated():
+                    raise Closed
+                await self._skip_line(line)
+                return None
+            text = line.strip()
+            if not text:
+                if lines == 0:
+                    continue  # stray blank line between frames
+                break
+            lines += 1
+            name, colon, value = text.partition(b":")
+            if not colon:
+                bad = "a header line without ':'"
+                continue
+            if name.strip().lower() == b"content-length":
+                value = value.strip()
+                if not value.isdigit() or len(value) > 18:
+                    bad = f"Content-Length {value[:40].decode('latin-1')!r} is not a byte count"
+                else:
+                    length = int(value)
+        if length is None or bad is not None:
+            self.error(None, PARSE_ERROR, f"bad frame: {bad or 'no Content-Length header'}")
+            if self.close_unauthenticated and not self.authenticated():
+                raise Closed
+            return None
+        return length
+
+    async def _skip_line(self, line: bytes) -> None:
+        while line and not line.endswith(b"\n"):
+            line = await self.source.readline(SKIP_CHUNK)
+
+    # -------------------------------------------------------- messages
+
+    def dispatch(self, body: bytes) -> None:
+        try:
+            message = msgspec.json.decode(body)
+        except msgspec.DecodeError as exc:
+            self.error(None, PARSE_ERROR, f"not valid JSON: {exc}")
+            return
+        except RecursionError:
+            message = None
+            nested = True
+        else:
+            nested = limits.nesting_depth_over(message)
+        if nested:
+            self.error(None, PARSE_ERROR, f"nested deeper than {limits.MAX_NESTING} levels "
+                       "(MAX_NESTING)", {"limit": "MAX_NESTING"})
+            return
+        if isinstance(message, list):
+            self.error(None, INVALID_REQUEST, "batches (JSON arrays) are not supported: send "
+                       "one message per frame")
+            return
+        if not isinstance(message, dict):
+            self.error(None, INVALID_REQUEST, "a message must be a JSON object")
+            return
+        has_id = "id" in message
+        msg_id = message.get("id")
+        if has_id and (isinstance(msg_id, bool) or not isinstance(msg_id, (int, str, type(None)))):
+            self.error(None, INVALID_REQUEST, "id must be an integer or a string")
+            return
+        if isinstance(msg_id, int) and not -(2**53) <= msg_id <= 2**53:
+            self.error(None, INVALID_REQUEST, "id is out of range")
+            return
+        if message.get("jsonrpc") != "2.0":
+            self.error(msg_id, INVALID_REQUEST, 'jsonrpc must be "2.0"')
+            return
+        if "method" not in message:
+            self.response(message)
+            return
+        method = message["method"]
+        if not isinstance(method, str):
+            self.error(msg_id, INVALID_REQUEST, "method must be a string")
+            return
+        request = has_id and msg_id is not None
+        if has_id and msg_id is None:
+            self.error(None, INVALID_REQUEST, "a request's id must not be null")
+            return
+        if "params" in message and not isinstance(message["params"], (dict, list, type(None))):
+            if request:
+                self.error(msg_id, INVALID_REQUEST, "params must be an object or an array")
+            return
+        if method != types.INITIALIZE and not self.authenticated():
+            if request:
+                self.error(msg_id, NOT_INITIALIZED, "not initialized with the token")
+            return  # a notification (exit included) from a client without the token: dropped
+        proto = self.protocol
+        if proto._shutdown and method != types.EXIT:
+            if request:
+                self.error(msg_id, INVALID_REQUEST, "the server is shutting down (shutdown "
+                           "was received): only exit is accepted")
+            return
+        if method == types.INITIALIZE:
+            if not request:
+                return
+            if self.initialized and self.authenticated():
+                self.error(msg_id, INVALID_REQUEST, "initialize was already received")
+                return
+        if method != types.CANCEL_REQUEST and not self.known(method):
+            if request:
+                self.error(msg_id, METHOD_NOT_FOUND, f"method not found: {method[:200]}")
+            return  # unknown notifications are ignored (LSP: $/ ones may be)
+        try:
+            structured = proto.structure_message(message)
+        except JsonRpcException as exc:
+            if request:
+                self.error(msg_id, INVALID_PARAMS, self.bad_params(method, exc))
+            return
+        if method == types.INITIALIZE:
+            self.initialized = True
+        proto.handle_message(structured)
+
+    def known(self, method: str) -> bool:
+        fm = self.protocol.fm
+        return method in fm.builtin_features or method in fm.features
+
+    def response(self, message: dict) -> None:
+        """A client's reply to one of our requests."""
+        if not self.authenticated():
+            return
+        if "result" not in message and "error" not in message:
+            if message.get("id") is not None:
+                self.error(message["id"], INVALID_REQUEST, "a message needs a method (request, "
+                           "notification) or a result or error (response)")
+            return
+        try:
+            self.protocol.handle_message(self.protocol.structure_message(message))
+        except Exception:  # noqa: BLE001 - a bad reply to our request: logged, dropped
+            log.warning("memls: dropped a malformed response from the client", exc_info=True)
+
+    @staticmethod
+    def bad_params(method: str, exc: Exception) -> str:
+        cause = exc.__cause__
+        where = ""
+        if cause is not None:
+            try:
+                from cattrs import transform_error
+
+                details = transform_error(cause)
+                where = "; ".join(d.replace("$.params.", "params.")
+                                  .replace("$.params", "params") for d in details[:3])
+            except Exception:  # noqa: BLE001 - best effort: the method is still named
+                where = ""
+        return f"invalid params for {method}" + (f": {where}" if where else "")
+
+
+# ---------------------------------------------------------------- runners
+
+
+def run_stdio(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    """pygls' start_io with memls' transport."""
+    import threading
+
+    from pygls.io_ import StdoutWriter
+
+    server._stop_event = stop = threading.Event()
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    source = FileSource(stdin or sys.stdin.buffer, server.thread_pool)
+    try:
+        asyncio.run(Connection(source, server.protocol).run(stop.is_set))
+    except BrokenPipeError:
+        log.error("memls: the client's pipe is gone; shutting down")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
+
+
+async def run_connection(server, reader: asyncio.StreamReader, gated: bool) -> None:
+    """One TCP connection: frames until the client leaves, sends `exit`, or is cut off."""
+    connection = Connection(StreamSource(reader), server.protocol,
+                            authenticated=lambda: server.authenticated,
+                            close_unauthenticated=gated)
+    await connection.run()
