@@ -531,10 +531,12 @@ def serve_tcp(host: str, port: int, token: str, data_dir: str | None = None) -> 
 
     limits.configure_from(data_dir)
     engine = open_engine(data_dir, front="lsp", serve=True)
-    writers: set[asyncio.StreamWriter] = set()
+    writers: dict[asyncio.StreamWriter, asyncio.Task] = {}
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writers.add(writer)
+        task = asyncio.current_task()
+        assert task is not None
+        writers[writer] = task
         server = build(data_dir, token=token)
         server.engine, server.owns_engine = engine, False
         server.ready.set()
@@ -548,7 +550,7 @@ def serve_tcp(host: str, port: int, token: str, data_dir: str | None = None) -> 
             server._loop = None
             server.pool.shutdown(wait=False)
             writer.close()
-            writers.discard(writer)
+            writers.pop(writer, None)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -560,8 +562,11 @@ def serve_tcp(host: str, port: int, token: str, data_dir: str | None = None) -> 
         await stop.wait()
         log.info("memls: stopping the daemon (signal)")
         listener.close()
+        pending = list(writers.values())
         for writer in list(writers):
-            writer.close()
+            writer.close()  # each connection's reader ends, and its task with it
+        if pending:
+            await asyncio.wait(pending, timeout=10)
 
     try:
         asyncio.run(main())

@@ -1,0 +1,269 @@
+"""Regressions of issue #11 at the wire: frames, envelopes, exit, internal errors.
+
+Each test drives a real `memls serve` process (stdio or TCP) with raw frames, as an attacker or
+a careless client would, and checks that every request is answered with the right JSON-RPC
+code, that no answer carries a traceback or a path, and that the server is still there.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+from lsp_helpers import free_port, wait_for_port
+
+from reliability.wire import (TOKEN, StdioServer, TcpDaemon, data_dir, frame, no_trace,
+                              rss_kib)
+
+
+@pytest.fixture
+def root(tmp_path):
+    r = tmp_path / "proj"
+    r.mkdir()
+    return r
+
+
+@pytest.fixture
+def stdio(tmp_path, root):
+    server = StdioServer(data_dir(tmp_path))
+    assert "result" in server.peer.initialize(root)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def daemon(tmp_path):
+    port = free_port()
+    d = TcpDaemon(data_dir(tmp_path), port)
+    assert wait_for_port(port), d.log()
+    yield d
+    d.stop()
+
+
+def health_ok(peer) -> bool:
+    reply = peer.call("memory/health", {}, timeout=30)
+    return "version" in reply.get("result", {})
+
+
+# ---------------------------------------------------------------- frames
+
+
+def test_a_huge_content_length_is_refused_without_reading_and_the_stdio_server_lives(stdio):
+    peer = stdio.peer
+    peer.send(b"Content-Length: 100000000000\r\n\r\n{}")
+    reply = peer.answer(timeout=30)
+    assert reply["id"] is None and reply["error"]["code"] == -32600, reply
+    assert "max_frame_bytes" in reply["error"]["message"]
+    assert reply["error"]["data"]["limit"] == "max_frame_bytes"
+    time.sleep(0.5)  # give a MemoryError (pygls pre-allocated the body) time to kill it
+    assert stdio.alive(), stdio.log()[-2000:]
+    assert stdio.close() == 0
+
+
+def test_an_oversized_frame_of_an_authenticated_client_is_skipped_not_read(tmp_path, root):
+    data = data_dir(tmp_path, "[index]\nvectors = false\n[limits]\nmax_frame_bytes = 65536\n")
+    server = StdioServer(data)
+    try:
+        peer = server.peer
+        assert "result" in peer.initialize(root)
+        big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "memory/store",
+                          "params": {"text": "x" * 70_000}})
+        peer.send(frame(big))
+        reply = peer.answer(timeout=30)
+        assert reply["id"] is None and "max_frame_bytes = 65536" in reply["error"]["message"]
+        assert health_ok(peer)  # the body was skipped exactly: the next frame is read
+        listed = peer.call("memory/list", {"project": str(root)})["result"]["memories"]
+        assert listed == []
+    finally:
+        assert server.close() == 0
+
+
+def test_a_200_mb_frame_without_the_token_costs_the_daemon_nothing(daemon):
+    before = rss_kib(daemon.proc.pid)
+    stranger = daemon.connect()
+    stranger.send(b"Content-Length: 200000000\r\n\r\n")
+    chunk = b"x" * (1 << 20)
+    sent = 0
+    try:
+        while sent < 200_000_000:
+            stranger.sock.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        pass  # the daemon closed the connection
+    reply = stranger.answer(timeout=30)
+    assert reply is not None and reply["error"]["code"] == -32600, reply
+    assert "PREAUTH_FRAME_BYTES" in reply["error"]["message"]
+    assert stranger.answer(timeout=30) is None  # and then closed the connection
+    stranger.close()
+    grown = rss_kib(daemon.proc.pid) - before
+    assert grown < 16 * 1024, f"the daemon's peak memory grew by {grown} KiB"
+    assert sent < 200_000_000, "the daemon kept reading a frame it had refused"
+    assert daemon.alive()
+
+
+def test_header_garbage_is_answered(stdio):
+    peer = stdio.peer
+    peer.send(b"Content-Length: lots\r\n\r\n")
+    reply = peer.answer(timeout=30)
+    assert reply["error"]["code"] == -32700 and "Content-Length" in reply["error"]["message"]
+    peer.send(b"Hello: world\r\n\r\n")
+    assert peer.answer(timeout=30)["error"]["code"] == -32700
+    assert health_ok(peer)
+
+
+# ---------------------------------------------------------------- envelopes
+
+ENVELOPES = [
+    # (body, expected code, expected id)
+    (b"{not json", -32700, None),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "memory/health", "params": {"x": "\xff"}}',
+     -32700, None),
+    (b"[" * 5000 + b"]" * 5000, -32700, None),
+    ('{"jsonrpc": "2.0", "id": 2, "method": "memory/health", "params": {"a": '
+     + "[" * 80 + "]" * 80 + "}}", -32700, None),
+    (json.dumps([{"jsonrpc": "2.0", "id": 3, "method": "memory/health"}]), -32600, None),
+    (json.dumps([]), -32600, None),
+    (json.dumps("hello"), -32600, None),
+    (json.dumps({"id": 4, "method": "memory/health"}), -32600, 4),
+    (json.dumps({"jsonrpc": "1.0", "id": 5, "method": "memory/health"}), -32600, 5),
+    (json.dumps({"jsonrpc": 2.0, "id": 6, "method": "memory/health"}), -32600, 6),
+    (json.dumps({"jsonrpc": "2.0", "id": 7, "method": None}), -32600, 7),
+    (json.dumps({"jsonrpc": "2.0", "id": 8, "method": ["memory/health"]}), -32600, 8),
+    (json.dumps({"jsonrpc": "2.0", "id": [9], "method": "memory/health"}), -32600, None),
+    (json.dumps({"jsonrpc": "2.0", "id": {"a": 1}, "method": "memory/health"}), -32600, None),
+    (json.dumps({"jsonrpc": "2.0", "id": 10, "method": "memory/health", "params": 3}),
+     -32600, 10),
+    (json.dumps({"jsonrpc": "2.0", "id": 11}), -32600, 11),
+    # standard methods memls does not implement, with params a client may well send
+    (json.dumps({"jsonrpc": "2.0", "id": 12, "method": "textDocument/hover",
+                 "params": {}}), -32601, 12),
+    (json.dumps({"jsonrpc": "2.0", "id": 13, "method": "workspace/symbol"}), -32601, 13),
+    (json.dumps({"jsonrpc": "2.0", "id": 14, "method": "no/such"}), -32601, 14),
+    (json.dumps({"jsonrpc": "2.0", "id": 15, "method": "initialize",
+                 "params": {"processId": None, "capabilities": {}}}), -32600, 15),
+    (json.dumps({"jsonrpc": "2.0", "id": 16, "method": "textDocument/codeAction",
+                 "params": {"textDocument": {"uri": 5}}}), -32602, 16),
+]
+
+
+@pytest.mark.parametrize("body,code,msg_id", ENVELOPES,
+                         ids=[f"{i}:{str(b)[:40]}" for i, (b, _, _) in enumerate(ENVELOPES)])
+def test_every_malformed_message_is_answered(stdio, body, code, msg_id):
+    peer = stdio.peer
+    peer.send(frame(body))
+    reply = peer.answer(timeout=30)
+    assert reply is not None, "no answer"
+    assert reply.get("id") == msg_id and reply["error"]["code"] == code, reply
+    assert no_trace(reply), reply
+    assert health_ok(peer)
+    assert peer.drain() == []  # exactly one answer
+
+
+# ---------------------------------------------------------------- params that used to be -32603
+
+
+def test_bad_text_is_refused_naming_the_field_and_nothing_is_stored(stdio, root):
+    peer = stdio.peer
+    project = str(root)
+    surrogate = b'{"jsonrpc": "2.0", "id": "s", "method": "memory/store", ' \
+                b'"params": {"text": "a\\ud800b", "project": "p"}}'
+    peer.send(frame(surrogate))
+    reply = peer.answer()
+    assert reply["id"] is None  # the frame is not valid JSON text: its id is unknown
+    assert reply["error"]["code"] == -32700 and no_trace(reply), reply
+    cases = [
+        ({"text": "nul \u0000 inside", "project": project}, "text"),
+        ({"text": "x" * 40_000, "project": project}, "text"),
+        ({"text": "ok", "project": "\u200b"}, "project"),
+        ({"text": "ok", "project": project, "validFrom": "9" * 1000}, "validFrom"),
+    ]
+    for params, field in cases:
+        reply = peer.call("memory/store", params)
+        assert reply["error"]["code"] == -32602, (params, reply)
+        assert reply["error"]["data"]["field"] == field and no_trace(reply), reply
+    reply = peer.call("memory/query", {"query": "x", "project": project,
+                                       "types": ["note"] * 1_000_000})
+    assert reply["error"]["code"] == -32602 and reply["error"]["data"]["field"] == "types"
+    assert "32" in reply["error"]["message"]
+    reply = peer.call("memory/store", {"text": "x" * 40_000, "project": project})
+    assert "max_content_bytes" in reply["error"]["message"]
+    assert reply["error"]["data"]["limit"] == "max_content_bytes"
+    stats = peer.call("memory/stats", {"project": project})["result"]
+    assert stats["memories"] == 0
+    assert health_ok(peer)
+
+
+def test_requests_after_shutdown_are_answered(stdio):
+    peer = stdio.peer
+    assert peer.call("shutdown")["result"] is None
+    reply = peer.call("memory/health", {})
+    assert reply["error"]["code"] == -32600 and "shutting down" in reply["error"]["message"]
+    peer.notify("exit")
+    assert stdio.proc.wait(timeout=30) == 0
+
+
+# ---------------------------------------------------------------- the TCP daemon
+
+
+def test_exit_without_the_token_does_not_stop_the_daemon(daemon, root):
+    stranger = daemon.connect()
+    stranger.notify("shutdown")
+    stranger.notify("exit")
+    stranger.send(frame({"jsonrpc": "2.0", "id": 1, "method": "shutdown"}))
+    assert stranger.answer(timeout=30)["error"]["code"] == -32002
+    stranger.notify("exit")
+    time.sleep(0.5)
+    assert daemon.alive(), daemon.log()[-2000:]
+    client = daemon.connect()
+    assert "result" in client.initialize(root, TOKEN)
+    assert health_ok(client)
+    stranger.close()
+    client.close()
+
+
+def test_shutdown_and_exit_of_a_client_end_only_its_connection(daemon, root):
+    first = daemon.connect()
+    assert "result" in first.initialize(root, TOKEN)
+    stored = first.call("memory/store", {"text": "We deploy on Tuesdays"})["result"]
+    other = daemon.connect()
+    assert "result" in other.initialize(root, TOKEN)
+    assert first.call("shutdown")["result"] is None
+    first.notify("exit")
+    assert first.answer(timeout=30) is None  # its connection closed
+    time.sleep(0.5)
+    assert daemon.alive(), daemon.log()[-2000:]
+    assert other.call("memory/get", {"id": stored["id"]})["result"]["content"] == \
+        "We deploy on Tuesdays"
+    third = daemon.connect()
+    assert "result" in third.initialize(root, TOKEN) and health_ok(third)
+    for peer in (first, other, third):
+        peer.close()
+    assert daemon.stop() == 0  # SIGTERM: a clean stop
+    assert "Traceback" not in daemon.log()
+
+
+def test_nothing_before_the_token_not_even_a_second_initialize_trick(daemon, root):
+    stranger = daemon.connect()
+    wrong = stranger.initialize(root, "guess")
+    assert "token" in wrong["error"]["message"]
+    reply = stranger.call("memory/stats", {"project": str(root)})
+    assert reply["error"]["code"] == -32002
+    # a frame over the pre-token limit closes the connection at once
+    stranger.send(b"Content-Length: 1000000\r\n\r\n")
+    assert stranger.answer(timeout=30)["error"]["code"] == -32600
+    assert stranger.answer(timeout=30) is None
+    stranger.close()
+
+
+def test_a_raw_socket_that_sends_a_header_line_forever_is_cut_off(daemon):
+    sock = socket.create_connection(("127.0.0.1", daemon.port), timeout=30)
+    try:
+        sock.sendall(b"Content-Length: 1" + b"0" * 20000)
+        data = sock.recv(65536)
+        assert b"MAX_HEADER_BYTES" in data
+        assert sock.recv(65536) == b""  # closed
+    finally:
+        sock.close()
+    assert daemon.alive()
