@@ -162,7 +162,8 @@ class Connection:
         self.protocol = protocol
         self.authenticated = authenticated
         self.close_unauthenticated = close_unauthenticated
-        self.initialized = False
+        self.initialized = False       # an `initialize` was handed on
+        self.initialized_once = False  # the `initialized` notification was handed on
 
     # -------------------------------------------------------- answers
 
@@ -311,6 +312,12 @@ class Connection:
             if self.initialized and self.authenticated():
                 self.error(msg_id, INVALID_REQUEST, "initialize was already received")
                 return
+        if method == types.INITIALIZED:
+            if request or self.initialized_once:
+                if request:
+                    self.error(msg_id, INVALID_REQUEST, "initialized is a notification")
+                return  # a second `initialized` would start the watchers again
+            self.initialized_once = True
         if method != types.CANCEL_REQUEST and not self.known(method):
             if request:
                 self.error(msg_id, METHOD_NOT_FOUND, f"method not found: {method[:200]}")
@@ -320,6 +327,10 @@ class Connection:
         except JsonRpcException as exc:
             if request:
                 self.error(msg_id, INVALID_PARAMS, self.bad_params(method, exc))
+            return
+        if request and getattr(structured, "id", None) is None:
+            self.error(msg_id, INVALID_REQUEST, f"{method[:200]} is a notification, not a "
+                       "request")
             return
         if method == types.INITIALIZE:
             self.initialized = True
