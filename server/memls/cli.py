@@ -440,9 +440,24 @@ def reindex(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> Non
 
 
 @app.command()
-def doctor(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+def doctor(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt,
+           repair: bool = typer.Option(False, "--repair",
+                                       help="Rebuild the vector index from SQLite if it "
+                                       "disagrees (deleted, corrupted, out of date).")) -> None:
     """Check the models and that the vector index agrees with SQLite (exit 1 if not)."""
-    r = _call("doctor", protocol.DoctorParams, {"project": project})
+    params = _params(protocol.DoctorParams, {"project": project})
+    with open_engine(State.data_dir, front="cli") as engine:
+        r = engine.doctor(params)
+        if repair:
+            from memls.index.integrity import check, disagrees
+
+            if isinstance(engine, Engine):  # we own the store: every project, broken stores too
+                for line in check(engine, repair=True):
+                    print(f"repaired: {line}", file=sys.stderr)
+            elif disagrees(r):  # through the owner: this project
+                engine.reindex(protocol.ReindexParams(project=params.project))
+                print(f"repaired: {r.project}", file=sys.stderr)
+            r = engine.doctor(params)
     lines = [f"memories {r.memories}, indexed {r.indexed}, pending {r.pending}"]
     for name, status in r.models.items():
         lines.append(f"{name}: {status.get('state')} {status.get('path') or ''} "

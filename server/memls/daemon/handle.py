@@ -34,6 +34,7 @@ from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
 from memls.daemon.owner import OwnerServer, remove_stale_socket, socket_path
 from memls.engine import Engine
 from memls.errors import StoreError
+from memls.index import integrity
 from memls.ownership import LOCK_NAME, OwnerLock
 
 __all__ = ["LocalEngine", "OwnerExited", "RemoteEngine", "open_engine", "reconnect"]
@@ -129,6 +130,7 @@ def open_engine(
                 if serve:
                     local.serve()
                     local.warm()  # a long-lived owner: the first query should not wait
+                    integrity.check_in_background(local)  # Chroma deleted or broken?
                 else:
                     remove_stale_socket(socket_path(path))  # we own it: any socket is stale
             except BaseException:

@@ -156,6 +156,19 @@ class VectorIndex:
         got = col.get(include=["metadatas"])
         return dict(zip(got["ids"], got["metadatas"]))
 
+    def set_aside(self) -> Path:
+        """Move an embedded store that cannot be opened out of the way (kept, renamed
+        chroma.broken-<time>), so the next use starts an empty one. Returns where it went."""
+        import time
+
+        with self._lock:
+            self._client = None
+            self._collections.clear()
+            aside = self.directory.with_name(f"{CHROMA_DIR}.broken-{time.strftime('%Y%m%dT%H%M%S')}")
+            if self.directory.exists():
+                self.directory.rename(aside)
+            return aside
+
     def drop(self, project: str) -> None:
         name = collection_name(project, self.model_tag)
         self._collections.pop(name, None)
