@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test install clean
+.PHONY: run test soak install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,15 @@ run: $(STAMP)
 test: $(STAMP)
 	@command -v nvim >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q neovim >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q neovim >/dev/null 2>&1))) || true
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# The long reliability run (docs/reliability.md): 6,000 fuzzed frames per transport, 60
+# SIGKILLs of the owner, 3 clients x 1,000 operations. Output: benchmarks/results/soak.txt.
+SOAK_ENV := MEMLS_FUZZ_EXAMPLES=6000 MEMLS_CRASH_KILLS=60 MEMLS_CONCURRENT_OPS=1000
+soak: SHELL := /bin/bash
+soak: $(STAMP)
+	@mkdir -p benchmarks/results
+	@echo '$$ $(SOAK_ENV) $(PY) -m pytest -q -s tests/reliability' > benchmarks/results/soak.txt
+	set -o pipefail; $(SOAK_ENV) $(PY) -m pytest -q -s tests/reliability 2>&1 | tee -a benchmarks/results/soak.txt
 
 clean:
 	rm -rf $(VENV) build *.egg-info server/*.egg-info

@@ -50,12 +50,15 @@ class Rpc:
         self.sock.close()
 
 
+TOKEN = "s3cret-s3cret-s3cret"  # in $MEMLS_TOKEN: a token never goes on the command line
+
+
 @pytest.fixture
 def daemon(tmp_path):
     port = free_port()
-    env = {**os.environ, "MEMLS_DATA_DIR": str(tmp_path / "data")}
+    env = {**os.environ, "MEMLS_DATA_DIR": str(tmp_path / "data"), "MEMLS_TOKEN": TOKEN}
     proc = subprocess.Popen([sys.executable, "-m", "memls", "serve", "--tcp",
-                             f"127.0.0.1:{port}", "--token", "s3cret"], env=env,
+                             f"127.0.0.1:{port}"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert wait_for_port(port), "memls serve --tcp did not start"
     yield port, tmp_path
@@ -81,7 +84,7 @@ def test_requests_before_the_token_are_refused_and_connections_are_separate(daem
     assert stranger.call("memory/stats", {"project": str(root)})["error"]["code"] == -32002
 
     owner = Rpc(port)
-    assert "result" in _initialize(owner, root, "s3cret")
+    assert "result" in _initialize(owner, root, TOKEN)
     owner.send("initialized", {}, notify=True)
     stored = owner.call("memory/store", {"text": "We deploy on Tuesdays"})
     assert stored["result"]["project"] == str(root.resolve())
@@ -94,7 +97,7 @@ def test_requests_before_the_token_are_refused_and_connections_are_separate(daem
 
     # a client leaving does not stop the daemon; the next one finds the memory
     again = Rpc(port)
-    assert "result" in _initialize(again, root, "s3cret")
+    assert "result" in _initialize(again, root, TOKEN)
     again.send("initialized", {}, notify=True)
     found = again.call("memory/query", {"query": "Tuesdays deploy"})
     assert [r["content"] for r in found["result"]["results"]] == ["We deploy on Tuesdays"]

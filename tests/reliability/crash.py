@@ -306,3 +306,95 @@ def verify(data: Path, project: str, logs: Path, *, kills: int, seconds: float,
     assert not lost, (lost[:10], figures)
     assert duplicated == 0, figures
     return figures
+
+
+MIXED = r"""
+import json, os, random, sys, time, traceback
+from memls import protocol as p
+from memls.daemon.handle import open_engine
+
+data, project, n, out, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+rng = random.Random(os.getpid())
+engine = open_engine(data, front="cli", serve=True, wait_seconds=60)  # the first serves
+print("ready", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+mine, errors, ops = [], [], {}
+started = time.monotonic()
+for i in range(n):
+    roll = rng.random()
+    op = ("store" if roll < 0.35 or len(mine) < 3 else "query" if roll < 0.55 else
+          "get" if roll < 0.65 else "list" if roll < 0.72 else "feedback" if roll < 0.82 else
+          "stats" if roll < 0.87 else "supersede" if roll < 0.94 else "forget")
+    ops[op] = ops.get(op, 0) + 1
+    try:
+        if op == "store":
+            mine.append(engine.store(p.StoreParams(
+                text=f"client {os.getpid()} op {i}: the {rng.choice('abcdef')} job runs hourly",
+                project=project)).id)
+        elif op == "query":
+            engine.query(p.QueryParams(query="job runs hourly", project=project, k=5))
+        elif op == "get":
+            engine.get(p.GetParams(id=rng.choice(mine), project=project))
+        elif op == "list":
+            engine.list(p.ListParams(project=project, limit=50))
+        elif op == "feedback":
+            engine.feedback(p.FeedbackParams(id=rng.choice(mine), signal="helpful",
+                                             project=project))
+        elif op == "stats":
+            engine.stats(p.StatsParams(project=project))
+        elif op == "supersede":
+            old = mine.pop(rng.randrange(len(mine)))
+            new = engine.store(p.StoreParams(text=f"client {os.getpid()} op {i}: replaced",
+                                             project=project)).id
+            engine.supersede(p.SupersedeParams(old=old, by=new, project=project))
+            mine.append(new)
+        else:
+            engine.forget(p.ForgetParams(id=mine.pop(rng.randrange(len(mine))),
+                                         reason="user_deleted", project=project))
+    except Exception:
+        errors.append(traceback.format_exc())
+report = {"ops": ops, "errors": errors, "seconds": time.monotonic() - started,
+          "handle": type(engine).__name__}
+with open(out + ".tmp", "w") as f:
+    json.dump(report, f)
+os.replace(out + ".tmp", out)
+while not os.path.exists(go + ".done"):  # the owner stays until every client is done
+    time.sleep(0.01)
+engine.close()
+"""
+
+
+def run_concurrent_clients(tmp: Path, clients: int, ops: int) -> dict:
+    """`clients` processes × `ops` mixed operations at once on one store (the first to come
+    owns it and serves the others); returns the figures."""
+    data = tmp / "data"
+    data.mkdir(mode=0o700)
+    (data / "config.toml").write_text("[index]\nvectors = false\n")
+    go = tmp / "go"
+    procs = []
+    for i in range(clients):
+        out = tmp / f"client{i}.json"
+        proc = subprocess.Popen([sys.executable, "-c", MIXED, str(data), "proj", str(ops),
+                                 str(out), str(go)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        procs.append((proc, out))
+    started = time.monotonic()
+    go.touch()
+    reports = []
+    deadline = time.monotonic() + 1800
+    while not all(out.exists() for _, out in procs) and time.monotonic() < deadline:
+        assert all(proc.poll() is None for proc, _ in procs), "a client died"
+        time.sleep(0.05)
+    seconds = time.monotonic() - started
+    (tmp / "go.done").touch()
+    for proc, out in procs:
+        assert proc.wait(timeout=120) == 0, proc.stderr.read()[-3000:]
+        proc.stdout.close()
+        proc.stderr.close()
+        reports.append(json.loads(out.read_text()))
+    errors = [e for r in reports for e in r["errors"]]
+    return {"clients": clients, "ops_each": ops, "errors": len(errors),
+            "first_errors": errors[:3], "seconds": round(seconds, 1),
+            "handles": sorted(r["handle"] for r in reports)}

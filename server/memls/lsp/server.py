@@ -103,6 +103,7 @@ class MemlsServer(LanguageServer):
         self.owns_engine = True    # False for a TCP connection: the daemon's engine is shared
         self.connection_only = False  # True for a TCP connection: `exit` ends only it
         self.close_connection: Any = None
+        self.closed = False           # the connection ended (TCP): no new background work
         self.engine: Any = None
         self.ready = asyncio.Event()
         self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memls-engine")
@@ -120,7 +121,10 @@ class MemlsServer(LanguageServer):
 
     # ------------------------------------------------------------ engine access
 
-    def spawn(self, coro) -> asyncio.Task:
+    def spawn(self, coro) -> asyncio.Task | None:
+        if self.closed:  # the connection has ended: start nothing more for it
+            coro.close()
+            return None
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -141,6 +145,8 @@ class MemlsServer(LanguageServer):
 
         loop = asyncio.get_running_loop()
         engine = self.engine
+        if self.closed:
+            raise JsonRpcServerError("the connection has ended", ERROR_CODES["error"])
         try:
             return await loop.run_in_executor(self.pool, getattr(engine, method), params)
         except OwnerExited:
@@ -547,6 +553,9 @@ def serve_tcp(host: str, port: int, token: str, data_dir: str | None = None) -> 
             await transport.run_connection(server, reader, gated=token is not None)
         finally:
             engine.listeners.remove(server._engine_event)
+            server.closed = True
+            for task in list(server._tasks):  # its notes indexing, watchers: end with it
+                task.cancel()
             server._loop = None
             server.pool.shutdown(wait=False)
             writer.close()
