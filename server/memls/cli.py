@@ -16,7 +16,6 @@ import typer
 
 from memls import __version__, protocol
 from memls.daemon import open_engine
-from memls.engine import Engine
 from memls.errors import InvalidInput, MemlsError
 
 app = typer.Typer(
@@ -387,9 +386,9 @@ def conflicts(
                                field="texts")
         params = protocol.parse(protocol.CheckPairParams,
                                 {"new": texts[0], "existing": texts[1]})
-        with tempfile.TemporaryDirectory() as scratch:  # scoring a pair touches no store
-            with Engine.open(Path(scratch), front="cli") as engine:
-                v = engine.check_pair(params)
+        # through the engine handle: a running daemon answers with its warm models
+        with open_engine(State.data_dir, front="cli") as engine:
+            v = engine.check_pair(params)
         if as_json:
             print(json.dumps({"contradiction": v.contradiction,
                               "confidence": round(v.confidence, 4),
@@ -506,11 +505,12 @@ def serve(
 
     if stdio == bool(tcp):
         raise InvalidInput("choose one transport: --stdio or --tcp HOST:PORT", field="transport")
-    from memls.lsp import server as lsp
+    from memls.lsp.features import serve_stdio
+    from memls.lsp.tcp import serve_tcp
 
     data_dir = str(State.data_dir) if State.data_dir else None
     if stdio:
-        lsp.serve_stdio(data_dir)
+        serve_stdio(data_dir)
         return
     host, _, port_text = tcp.rpartition(":")
     if not host or not port_text.isdigit():
@@ -533,7 +533,7 @@ def serve(
         path.chmod(0o600)
         print(f"memls: token written to {path}", file=sys.stderr)
     print(f"memls: serving LSP on {host}:{port_text}", file=sys.stderr)
-    lsp.serve_tcp(host, int(port_text), token, data_dir)
+    serve_tcp(host, int(port_text), token, data_dir)
 
 
 @app.command()

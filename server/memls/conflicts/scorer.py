@@ -23,11 +23,9 @@ from __future__ import annotations
 import math
 import re
 from types import MappingProxyType
-from typing import Literal
-
-import msgspec
 
 from memls.conflicts import lexicon as lx
+from memls.protocol.conflicts import Signal, SignalKind, SimilarityKind, Verdict
 from memls.conflicts.text import (
     ANTONYMS,
     GENERIC_STEMS,
@@ -38,9 +36,6 @@ from memls.conflicts.text import (
     stem,
 )
 
-SignalKind = Literal["negation", "antonym", "value_change", "choice_change", "temporal_override"]
-SimilarityKind = Literal["cosine", "probability"]
-SimilaritySource = Literal["lexical", "cosine", "probability"]
 
 # ------------------------------------------------------------------ tunables (all absolute)
 
@@ -100,21 +95,6 @@ OVERRIDE_MIN_OVERLAP = 0.6
 VALUE_TOLERANCE = 0.05
 _TOLERANT_KINDS = frozenset({"size", "duration", "offset"})
 _NEGATIVE_STEMS = frozenset(stem(w) for w in lx.NEGATIVE_MEMBERS)
-
-
-class Signal(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    kind: SignalKind
-    weight: float
-    triggers: list[str]
-
-
-class Verdict(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    contradiction: bool
-    confidence: float
-    signals: list[Signal]
-    similarity: float
-    similarity_source: SimilaritySource
-    update_marker: bool
 
 
 # ------------------------------------------------------------------ public API

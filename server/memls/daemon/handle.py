@@ -26,8 +26,9 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from memls.config import data_dir, ensure_private_dir
 from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
@@ -36,7 +37,31 @@ from memls.engine import Engine
 from memls.errors import StoreError
 from memls.ownership import LOCK_NAME, OwnerLock
 
-__all__ = ["LocalEngine", "OwnerExited", "RemoteEngine", "open_engine", "reconnect"]
+__all__ = ["EngineHandle", "LocalEngine", "OwnerExited", "RemoteEngine", "open_engine",
+           "reconnect"]
+
+
+class EngineHandle(Protocol):
+    """What a front holds: the local engine or a client of the owner's socket, the same
+    methods either way (every `protocol.METHODS` entry's engine method, taking its params
+    Struct and returning its result Struct), plus these. A front never asks which it has."""
+
+    directory: Path
+    listeners: list[Callable[[str, Any], None]]
+    subscribed_projects: frozenset[str] | None
+    vectors_enabled: bool
+
+    def subscribe(self, projects: Iterable[str] | None = None) -> None: ...
+
+    def flush(self, timeout: float = 120.0) -> bool: ...
+
+    def export(self, project: str | None) -> Iterator[dict[str, Any]]: ...
+
+    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]: ...
+
+    def close(self, flush_timeout: float = ...) -> None: ...
+
+    def __getattr__(self, name: str) -> Any: ...  # the memory/* methods
 
 RETRY_SLEEP = 0.05
 
@@ -50,6 +75,12 @@ class LocalEngine(Engine):
 
     server: OwnerServer | None = None
     open_args: dict[str, Any] = {}
+    subscribed_projects: frozenset[str] | None = None
+
+    def subscribe(self, projects: Iterable[str] | None = None) -> None:
+        """Every notification of this process's engine reaches its listeners already; the
+        scope is kept so that a handover to another owner subscribes with it."""
+        self.subscribed_projects = None if projects is None else frozenset(projects)
 
     def serve(self) -> OwnerServer:
         """Start serving the socket (idempotent)."""
