@@ -76,9 +76,9 @@ def _require_project(project: str | None) -> None:
                            field="project")
 
 
-def _params(kind: type, data: dict[str, Any]) -> Any:
+def _params(kind: type[Any], data: dict[str, Any]) -> Any:
     """Validated params (None values left out); a missing project is refused here."""
-    params = protocol.parse(kind, {k: v for k, v in data.items() if v is not None})
+    params: Any = protocol.parse(kind, {k: v for k, v in data.items() if v is not None})
     if "project" in kind.__struct_fields__:
         _require_project(params.project)
     return params
@@ -512,12 +512,14 @@ def serve(
     if stdio:
         serve_stdio(data_dir)
         return
+    assert tcp is not None  # one of the two transports, checked above
     host, _, port_text = tcp.rpartition(":")
     if not host or not port_text.isdigit():
         raise InvalidInput(f"{tcp!r} is not HOST:PORT", field="tcp")
     try:
         addresses = {info[4][0] for info in socket.getaddrinfo(host, int(port_text))}
-        loopback = all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
+        loopback = all(ipaddress.ip_address(str(a).split("%")[0]).is_loopback
+                       for a in addresses)
     except (OSError, ValueError):
         raise InvalidInput(f"cannot resolve {host!r}", field="tcp") from None
     if not loopback and not force:

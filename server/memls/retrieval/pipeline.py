@@ -97,8 +97,8 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
         except Exception as exc:  # degraded loudly: the result says why
             degraded.append(f"vector search unavailable: {exc}")
     if config.fusion == "rrf":
-        fused = fusion.rrf(sorted(lex, key=lex.get, reverse=True),
-                           sorted(vec, key=vec.get, reverse=True))
+        fused = fusion.rrf(sorted(lex, key=lambda i: lex[i], reverse=True),
+                           sorted(vec, key=lambda i: vec[i], reverse=True))
     else:
         fused = fusion.score_fusion(lex, vec, lexical_weight=config.lexical_weight)
     if not fused:
