@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, NamedTuple
 
 import msgspec
 import platformdirs
@@ -55,10 +55,13 @@ def ensure_private_dir(path: Path) -> Path:
 # Meta(extra_json_schema={"default": ...}) states a default that lives elsewhere (the retrieval
 # pipeline's RetrievalConfig; a test compares them).
 
+# Meta(extra={"unset": ...}) says what an absent key means when there is no default value.
+
 _URL = Meta(pattern=r"^https?://[^/:?#\s]+", extra={"expect": "an http(s) URL"})
-Days = Annotated[float, Meta(gt=0, description="days after `valid_from` before `maintain` "
-                                               "expires an active memory of this type")]
-Folder = Annotated[str, Meta(min_length=1)]
+Days = Annotated[float, Meta(gt=0, extra={"unset": "never"},
+                             description="days after `valid_from` before `maintain` expires an "
+                                         "active memory of this type")]
+Folder = Annotated[str, Meta(min_length=1, extra={"unset": "the packaged model"})]
 
 
 class _Section(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -84,6 +87,7 @@ class Index(_Section):
 
     vectors: Annotated[bool, Meta(description="false: BM25 only, no Chroma and no models")] = True
     chroma_url: Annotated[str, _URL, Meta(
+        extra={"unset": "the embedded store"},
         description="a Chroma server instead of the embedded store ($MEMLS_CHROMA_URL wins)",
     )] | UnsetType = UNSET
 
@@ -141,6 +145,11 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_onl
     retrieval: Retrieval = msgspec.field(default_factory=Retrieval)
 
 
+def sections() -> dict[str, type[msgspec.Struct]]:
+    """config.toml's sections: name -> its Struct."""
+    return {f.name: _struct_of(f.type) for f in msgspec.inspect.type_info(ConfigFile).fields}
+
+
 # ---------------------------------------------------------------- the environment
 
 _BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True,
@@ -172,7 +181,8 @@ def env_name(name: str) -> str:
 
 def environment(environ: Mapping[str, str] | None = None) -> Environment:
     """The MEMLS_* settings of `environ` (default: this process's), typed; a bad value is
-    refused naming the variable. Variables of other tools (MEMLS_E2E_*) are not ours."""
+    refused naming the variable. Other MEMLS_ variables (the end-to-end tests') are not
+    ours."""
     environ = os.environ if environ is None else environ
     raw: dict[str, Any] = {}
     for f in msgspec.inspect.type_info(Environment).fields:
@@ -386,13 +396,21 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
-def described(owner: type) -> list[tuple[str, Any, str, str]]:
-    """(key, default or UNSET, what a value must be, description) for each field of a section
-    or of Environment: what the docs print."""
+class Described(NamedTuple):
+    key: str
+    default: Any  # the value an absent key stands for, UNSET when there is none...
+    unset: str    # ...and then what an absent key means, in words ("" if nothing to say)
+    expect: str   # what a value must be ("an integer from 1 to 200")
+    description: str
+
+
+def described(owner: type) -> list[Described]:
+    """What the docs print for each field of a section or of Environment."""
     rows = []
     for f in msgspec.inspect.type_info(owner).fields:
-        _, _, schema = _unwrap(f.type)
+        _, extra, schema = _unwrap(f.type)
         default = f.default if f.default is not msgspec.NODEFAULT else schema.get("default", UNSET)
-        rows.append((f.name, default, _expect(f.type, env=owner is Environment),
-                     schema.get("description", "")))
+        rows.append(Described(f.name, default, str(extra.get("unset", "")),
+                              _expect(f.type, env=owner is Environment),
+                              str(schema.get("description", ""))))
     return rows
