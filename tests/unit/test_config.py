@@ -14,7 +14,6 @@ from pathlib import Path
 import jsonschema
 import msgspec
 import pytest
-
 from memls import config, protocol, schemas
 from memls.config import Settings, load_settings
 from memls.errors import InvalidInput, StoreError
@@ -264,8 +263,8 @@ def memls(data: Path, *args: str, env: dict[str, str] | None = None):
     exe = Path(sys.executable).with_name("memls")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMLS_")}
     environ.update({"MEMLS_DATA_DIR": str(data), **(env or {})})
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120,
-                          env=environ)
+    return subprocess.run([str(exe), *args], check=False, capture_output=True, text=True,
+                          timeout=120, env=environ)
 
 
 @pytest.mark.parametrize("text, env, code, words", [

@@ -16,6 +16,7 @@ from memls.models.pool import ModelPool
 from memls.models.reranker import Reranker
 from memls.models.status import ModelStatus
 
+
 class ModelsStatus(msgspec.Struct, frozen=True):
     embedder: ModelStatus
     reranker: ModelStatus
