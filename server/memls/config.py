@@ -310,8 +310,7 @@ def _unknown_key(section: Any, keys: list[str], key: str, path: Path | str) -> I
             advice = f" (put it under [{homes[0]}])"
         listed = ", ".join(f"[{k}]" for k in known)
     else:
-        what = section.noun if section.noun != "setting" else f"a setting of [{keys[0]}]"
-        what = f"a {what}" if section.noun != "setting" else what
+        what = f"a setting of [{keys[0]}]" if section.noun == "setting" else f"a {section.noun}"
         listed = ", ".join(known)
     return InvalidInput(f"is not {what}{advice}; known: {listed} (in {path})",
                         field=".".join([*keys, key]))
