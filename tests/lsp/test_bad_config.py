@@ -17,17 +17,22 @@ from pytest_lsp import ClientServerConfig, client_capabilities
 async def test_a_bad_config_is_shown_to_the_editor_naming_the_key(tmp_path):
     data = tmp_path / "data"
     data.mkdir(mode=0o700)
-    (data / "config.toml").write_text("[index]\nvectors = \"false\"\n")
+    (data / "config.toml").write_text('[index]\nvectors = "false"\n')
     root = tmp_path / "proj"
     root.mkdir()
     env = {**os.environ, "MEMLS_DATA_DIR": str(data)}
-    lsp = await ClientServerConfig(server_command=[sys.executable, "-m", "memls", "serve",
-                                                   "--stdio"], server_env=env).start()
+    lsp = await ClientServerConfig(
+        server_command=[sys.executable, "-m", "memls", "serve", "--stdio"], server_env=env
+    ).start()
     try:
-        await lsp.initialize_session(types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            workspace_folders=[types.WorkspaceFolder(uri=uris.from_fs_path(str(root)),
-                                                     name="proj")]))
+        await lsp.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"),
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=uris.from_fs_path(str(root)), name="proj")
+                ],
+            )
+        )
         with pytest.raises(JsonRpcException) as err:
             await lsp.protocol.send_request_async("memory/stats", {"project": "p"})
         assert "index.vectors: must be a boolean" in str(err.value)

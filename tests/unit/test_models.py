@@ -15,6 +15,7 @@ import msgspec
 import numpy as np
 import pytest
 
+from memls.config import load_settings
 from memls.models import (
     THREAD_PREFIX,
     ModelRuntime,
@@ -22,7 +23,6 @@ from memls.models import (
     rerank_switch,
     to_probability,
 )
-from memls.config import load_settings
 from memls.models.locate import packaged_dir
 from memls.models.session import batches, open_tokenizer, pad_id
 
