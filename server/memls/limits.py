@@ -15,15 +15,14 @@ can raise, or the fixed bound), before the input is read, allocated or processed
 - `MAX_HEADER_BYTES` (8 KiB): an LSP frame's header block.
 
 The current limits are process-wide: a daemon sets them once at start from its data
-directory's `config.toml` (`configure`); tools that never call it get the defaults.
+directory's `config.toml` (`memls.daemon.setup.apply_limits` calls `configure`); tools that
+never call it get the defaults. The settings and their bounds are `memls.config.Limits`.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from memls.errors import InvalidInput
@@ -36,12 +35,6 @@ DEFAULT_MAX_CONTENT_BYTES = 32 * KiB
 PREAUTH_FRAME_BYTES = 64 * KiB
 MAX_NESTING = 64
 MAX_HEADER_BYTES = 8 * KiB
-
-# Bounds of the settings themselves: (low, high).
-SETTINGS = {
-    "max_frame_bytes": (64 * KiB, 1024 * MiB),
-    "max_content_bytes": (1 * KiB, 4 * MiB),
-}
 
 
 class LimitExceeded(InvalidInput):
@@ -72,39 +65,14 @@ def configure(limits: Limits) -> Limits:
     return limits
 
 
-def from_table(path: Path | str, table: object) -> Limits:
-    """The `[limits]` table of config.toml, checked: known keys, integers, in range."""
-    if not isinstance(table, dict):
-        raise InvalidInput(f"{path}: [limits] must be a table", field="limits")
-    values: dict[str, int] = {}
-    for key, value in table.items():
-        if key not in SETTINGS:
-            raise InvalidInput(f"{path}: [limits] {key} is not a setting; known: "
-                               f"{', '.join(SETTINGS)}", field=f"limits.{key}")
-        low, high = SETTINGS[key]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InvalidInput(f"{path}: [limits] {key} must be an integer (bytes) from {low} "
-                               f"to {high}, not {value!r}", field=f"limits.{key}")
-        values[key] = value
-    return Limits(**values)
-
-
-def configure_from(directory: str | os.PathLike | None) -> Limits:
-    """Read `[limits]` of <directory>/config.toml (if there is one) and apply it."""
-    from memls.config import data_dir, load_settings
-
-    path = data_dir(directory)
-    if not (path / "config.toml").is_file():
-        return configure(Limits())
-    return configure(load_settings(path).limits)
-
-
 # ---------------------------------------------------------------- checks
 
 
 def frame_too_large(size: int, limit: int, name: str) -> LimitExceeded:
-    return LimitExceeded(f"a frame of {size} bytes is over the limit {name} = {limit} bytes; "
-                         "it was not read", limit=name)
+    return LimitExceeded(
+        f"a frame of {size} bytes is over the limit {name} = {limit} bytes; it was not read",
+        limit=name,
+    )
 
 
 def check_content(value: str, field: str) -> None:
@@ -114,8 +82,11 @@ def check_content(value: str, field: str) -> None:
         return
     size = len(value.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise LimitExceeded(f"{size} bytes of UTF-8 is over the limit max_content_bytes = "
-                            f"{limit}", limit="max_content_bytes", field=field)
+        raise LimitExceeded(
+            f"{size} bytes of UTF-8 is over the limit max_content_bytes = {limit}",
+            limit="max_content_bytes",
+            field=field,
+        )
 
 
 _BAD_CHAR = re.compile("[\x00\ud800-\udfff]")
@@ -129,15 +100,21 @@ def check_strings(data: Any) -> None:
     while stack:
         value, field, depth = stack.pop()
         if depth > MAX_NESTING:
-            raise LimitExceeded(f"nested deeper than {MAX_NESTING} levels (MAX_NESTING)",
-                                limit="MAX_NESTING", field=field)
+            raise LimitExceeded(
+                f"nested deeper than {MAX_NESTING} levels (MAX_NESTING)",
+                limit="MAX_NESTING",
+                field=field,
+            )
         if isinstance(value, str):
             bad = _BAD_CHAR.search(value)
             if bad is not None:
                 char = bad.group()
-                what = ("a NUL character" if char == "\x00" else
-                        f"U+{ord(char):04X}, a lone surrogate (not valid Unicode; "
-                        "was it a non-UTF-8 argument?)")
+                what = (
+                    "a NUL character"
+                    if char == "\x00"
+                    else f"U+{ord(char):04X}, a lone surrogate (not valid Unicode; "
+                    "was it a non-UTF-8 argument?)"
+                )
                 raise InvalidInput(f"must not contain {what}", field=field)
         elif isinstance(value, dict):
             for key, item in value.items():

@@ -126,8 +126,10 @@ class LspWriter:
                         r = peer.call("memory/store", {"text": text}, timeout=60)
                         if "result" in r:
                             live.append(r["result"]["id"])
-                            log.write(json.dumps({"op": "store", "id": r["result"]["id"],
-                                                  "text": text}) + "\n")
+                            log.write(
+                                json.dumps({"op": "store", "id": r["result"]["id"], "text": text})
+                                + "\n"
+                            )
                     elif roll < 0.8:
                         mid = rng.choice(live)
                         r = peer.call("memory/feedback", {"id": mid, "signal": "helpful"})
@@ -168,8 +170,16 @@ def run_crash_suite(tmp: Path, kills: int, clients: int = 2, seed: int = 11) -> 
         log = logs / f"{name}-{generation['n']}.jsonl"
         err = open(logs / f"{name}-{generation['n']}.stderr", "wb")
         if name == "daemon":
-            cmd = [sys.executable, "-m", "memls", "--data-dir", str(data), "serve", "--tcp",
-                   f"127.0.0.1:{port}"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "memls",
+                "--data-dir",
+                str(data),
+                "serve",
+                "--tcp",
+                f"127.0.0.1:{port}",
+            ]
         else:
             cmd = [sys.executable, "-c", CLIENT, str(data), project, str(stop), str(log), name]
         procs[name] = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
@@ -197,8 +207,9 @@ def run_crash_suite(tmp: Path, kills: int, clients: int = 2, seed: int = 11) -> 
             deadline = time.monotonic() + 60
             holders: set[int] = set()
             while time.monotonic() < deadline:
-                holders = lock_holders(data / "owner.lock") if (data / "owner.lock").exists() \
-                    else set()
+                holders = (
+                    lock_holders(data / "owner.lock") if (data / "owner.lock").exists() else set()
+                )
                 if holders:
                     break
                 time.sleep(0.05)
@@ -227,12 +238,12 @@ def run_crash_suite(tmp: Path, kills: int, clients: int = 2, seed: int = 11) -> 
         procs["daemon"].terminate()
         procs["daemon"].wait(timeout=60)
     seconds = time.monotonic() - started
-    return verify(data, project, logs, kills=len(killed), seconds=seconds,
-                  lsp_errors=lsp.errors)
+    return verify(data, project, logs, kills=len(killed), seconds=seconds, lsp_errors=lsp.errors)
 
 
-def verify(data: Path, project: str, logs: Path, *, kills: int, seconds: float,
-           lsp_errors: list[str]) -> dict:
+def verify(
+    data: Path, project: str, logs: Path, *, kills: int, seconds: float, lsp_errors: list[str]
+) -> dict:
     from memls import protocol as p
     from memls.engine import Engine
     from memls.errors import NotFound
@@ -261,8 +272,10 @@ def verify(data: Path, project: str, logs: Path, *, kills: int, seconds: float,
     assert not lsp_errors, lsp_errors[:3]
     lost = []
     with Engine.open(data, front="verify", vectors=False) as engine:
-        forgotten = {e.memory_id for e in engine.forgotten(
-            p.ForgottenParams(project=project, limit=1000)).entries}
+        forgotten = {
+            e.memory_id
+            for e in engine.forgotten(p.ForgottenParams(project=project, limit=1000)).entries
+        }
         for mid in stores:
             if mid in forgets:
                 continue
@@ -290,19 +303,31 @@ def verify(data: Path, project: str, logs: Path, *, kills: int, seconds: float,
     try:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         signals = dict(db.execute("SELECT memory_id, COUNT(*) FROM feedback GROUP BY memory_id"))
-        duplicated = sum(n - 1 for (n,) in db.execute(
-            "SELECT COUNT(*) FROM memories WHERE project = ? GROUP BY content", (project,)))
-        total = db.execute("SELECT COUNT(*) FROM memories WHERE project = ?",
-                           (project,)).fetchone()[0]
+        duplicated = sum(
+            n - 1
+            for (n,) in db.execute(
+                "SELECT COUNT(*) FROM memories WHERE project = ? GROUP BY content", (project,)
+            )
+        )
+        total = db.execute(
+            "SELECT COUNT(*) FROM memories WHERE project = ?", (project,)
+        ).fetchone()[0]
     finally:
         db.close()
     for mid, n in feedback.items():
         if mid not in forgets and mid not in forgotten and signals.get(mid, 0) < n:
             lost.append(("feedback", mid))
-    figures = {"kills": kills, "seconds": round(seconds, 1), "acknowledged_stores": len(stores),
-               "acknowledged_forgets": len(forgets), "acknowledged_supersedes": len(supersedes),
-               "acknowledged_feedback": sum(feedback.values()), "lost": len(lost),
-               "duplicated": duplicated, "memories": total}
+    figures = {
+        "kills": kills,
+        "seconds": round(seconds, 1),
+        "acknowledged_stores": len(stores),
+        "acknowledged_forgets": len(forgets),
+        "acknowledged_supersedes": len(supersedes),
+        "acknowledged_feedback": sum(feedback.values()),
+        "lost": len(lost),
+        "duplicated": duplicated,
+        "memories": total,
+    }
     assert not lost, (lost[:10], figures)
     assert duplicated == 0, figures
     return figures
@@ -375,9 +400,12 @@ def run_concurrent_clients(tmp: Path, clients: int, ops: int) -> dict:
     procs = []
     for i in range(clients):
         out = tmp / f"client{i}.json"
-        proc = subprocess.Popen([sys.executable, "-c", MIXED, str(data), "proj", str(ops),
-                                 str(out), str(go)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", MIXED, str(data), "proj", str(ops), str(out), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         procs.append((proc, out))
     started = time.monotonic()
@@ -395,6 +423,11 @@ def run_concurrent_clients(tmp: Path, clients: int, ops: int) -> dict:
         proc.stderr.close()
         reports.append(json.loads(out.read_text()))
     errors = [e for r in reports for e in r["errors"]]
-    return {"clients": clients, "ops_each": ops, "errors": len(errors),
-            "first_errors": errors[:3], "seconds": round(seconds, 1),
-            "handles": sorted(r["handle"] for r in reports)}
+    return {
+        "clients": clients,
+        "ops_each": ops,
+        "errors": len(errors),
+        "first_errors": errors[:3],
+        "seconds": round(seconds, 1),
+        "handles": sorted(r["handle"] for r in reports),
+    }

@@ -11,14 +11,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_helpers import free_port, wait_for_port
 
+from lsp_helpers import free_port, wait_for_port
 from reliability.wire import TOKEN, TcpPeer
 
 
 def memls(*args, env: dict | None = None, cwd: Path | None = None, timeout: float = 120):
-    return subprocess.run([sys.executable, "-m", "memls", *args], capture_output=True,
-                          env={**os.environ, **(env or {})}, cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "memls", *args],
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=timeout,
+    )
 
 
 def one_line(out: subprocess.CompletedProcess) -> str:
@@ -40,20 +45,29 @@ def test_a_port_in_use_is_one_line(tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        out = memls("--data-dir", str(tmp_path / "d"), "serve", "--tcp", f"127.0.0.1:{port}",
-                    env={"MEMLS_TOKEN": TOKEN})
+        out = memls(
+            "--data-dir",
+            str(tmp_path / "d"),
+            "serve",
+            "--tcp",
+            f"127.0.0.1:{port}",
+            env={"MEMLS_TOKEN": TOKEN},
+        )
     assert out.returncode == 1, out
     err = out.stderr.decode()
     assert "Traceback" not in err and "address already in use" in err.lower(), err
 
 
-@pytest.mark.parametrize("args,flag", [
-    (["store", "-p", "proj", b"caf\xe9 latte"], "TEXT"),
-    (["store", "-p", b"pro\xffj", "text"], "--project"),
-    (["query", "-p", "proj", b"\xff\xfe"], "query"),
-    (["get", "-p", "proj", b"\xc3\x28"], "ID"),
-    (["store", "-p", "proj", "--type", b"n\xffte", "x"], "--type"),
-])
+@pytest.mark.parametrize(
+    "args,flag",
+    [
+        (["store", "-p", "proj", b"caf\xe9 latte"], "TEXT"),
+        (["store", "-p", b"pro\xffj", "text"], "--project"),
+        (["query", "-p", "proj", b"\xff\xfe"], "query"),
+        (["get", "-p", "proj", b"\xc3\x28"], "ID"),
+        (["store", "-p", "proj", "--type", b"n\xffte", "x"], "--type"),
+    ],
+)
 def test_non_utf8_arguments_are_one_line_naming_the_argument(tmp_path, args, flag):
     out = memls("--data-dir", str(tmp_path / "d"), *args)
     err = one_line(out)
@@ -96,13 +110,15 @@ def test_a_project_of_invisible_characters_is_refused(tmp_path):
     for key in ("\u200b", "\u200b\u200c\u200d", "\ufeff", "\u2060 \u00a0"):
         out = memls("--data-dir", str(tmp_path / "d"), "store", "-p", key, "text")
         assert out.returncode == 2 and "--project" in one_line(out)
-    assert memls("--data-dir", str(tmp_path / "d"), "store", "-p", "a\u200bb",
-                 "text").returncode == 0
+    assert (
+        memls("--data-dir", str(tmp_path / "d"), "store", "-p", "a\u200bb", "text").returncode == 0
+    )
 
 
 def test_the_token_is_not_on_the_command_line(tmp_path):
-    out = memls("--data-dir", str(tmp_path / "d"), "serve", "--tcp", "127.0.0.1:7999",
-                "--token", TOKEN)
+    out = memls(
+        "--data-dir", str(tmp_path / "d"), "serve", "--tcp", "127.0.0.1:7999", "--token", TOKEN
+    )
     assert out.returncode == 2 and "--token" in one_line(out)
 
     token_file = tmp_path / "token"
@@ -111,10 +127,22 @@ def test_the_token_is_not_on_the_command_line(tmp_path):
     port = free_port()
     root = tmp_path / "proj"
     root.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "memls", "--data-dir", str(tmp_path / "d"),
-                             "serve", "--tcp", f"127.0.0.1:{port}", "--token-file",
-                             str(token_file)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memls",
+            "--data-dir",
+            str(tmp_path / "d"),
+            "serve",
+            "--tcp",
+            f"127.0.0.1:{port}",
+            "--token-file",
+            str(token_file),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert wait_for_port(port)
         cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
@@ -131,10 +159,21 @@ def test_the_token_is_not_on_the_command_line(tmp_path):
 def test_a_generated_token_file_is_never_readable_by_others(tmp_path):
     data = tmp_path / "d"
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "memls", "--data-dir", str(data), "serve",
-                             "--tcp", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL,
-                            env={k: v for k, v in os.environ.items() if k != "MEMLS_TOKEN"})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memls",
+            "--data-dir",
+            str(data),
+            "serve",
+            "--tcp",
+            f"127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={k: v for k, v in os.environ.items() if k != "MEMLS_TOKEN"},
+    )
     try:
         assert wait_for_port(port)
         token = (data / "tcp.token").read_text().strip()

@@ -9,21 +9,23 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lsp_helpers import free_port, wait_for_port
 
+from lsp_helpers import free_port, wait_for_port
 from reliability.fuzz import FUZZ_CONFIG, Target, cases, examples, run_case
 from reliability.wire import TOKEN, StdioServer, TcpDaemon, data_dir
 
 EXAMPLES = examples(600)
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+SETTINGS = settings(
+    max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
 
 
 def seed(peer, root, other) -> Target:
     projects = [str(root), str(other)]
     ids = []
-    for i, text in enumerate(["We deploy on Tuesdays", "Use tabs, not spaces",
-                              "The cache is Redis"]):
+    for i, text in enumerate(
+        ["We deploy on Tuesdays", "Use tabs, not spaces", "The cache is Redis"]
+    ):
         reply = peer.call("memory/store", {"text": text, "project": projects[i % 2]})
         ids.append(reply["result"]["id"])
     return Target(peer=peer, alive=lambda: True, projects=projects, ids=ids)

@@ -15,8 +15,13 @@ from memls import protocol as p
 from memls.engine import Engine
 from memls.index import integrity
 
-TEXTS = ["We deploy on Tuesdays", "Tabs, not spaces, in the Makefile",
-         "The cache is Redis 7", "Releases are tagged vX.Y.Z", "Tests run with pytest -q"]
+TEXTS = [
+    "We deploy on Tuesdays",
+    "Tabs, not spaces, in the Makefile",
+    "The cache is Redis 7",
+    "Releases are tagged vX.Y.Z",
+    "Tests run with pytest -q",
+]
 
 
 def filled(directory, models, project="proj") -> list[str]:
@@ -71,8 +76,7 @@ def test_doctor_repair_on_the_command_line(tmp_path, models):
     cmd = [sys.executable, "-m", "memls", "--data-dir", str(data), "doctor", "-p", "proj"]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 1 and "missing from the vector index" in out.stdout, out
-    out = subprocess.run(cmd + ["--repair"], capture_output=True, text=True, env=env,
-                         timeout=600)
+    out = subprocess.run(cmd + ["--repair"], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0 and "repaired: proj" in out.stderr, out
     assert "Traceback" not in out.stderr
     with Engine.open(data, front="test", models=models) as engine:

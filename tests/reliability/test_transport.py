@@ -12,10 +12,9 @@ import socket
 import time
 
 import pytest
-from lsp_helpers import free_port, wait_for_port
 
-from reliability.wire import (TOKEN, StdioServer, TcpDaemon, data_dir, frame, no_trace,
-                              rss_kib)
+from lsp_helpers import free_port, wait_for_port
+from reliability.wire import TOKEN, StdioServer, TcpDaemon, data_dir, frame, no_trace, rss_kib
 
 
 @pytest.fixture
@@ -68,8 +67,9 @@ def test_an_oversized_frame_of_an_authenticated_client_is_skipped_not_read(tmp_p
     try:
         peer = server.peer
         assert "result" in peer.initialize(root)
-        big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "memory/store",
-                          "params": {"text": "x" * 70_000}})
+        big = json.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": "memory/store", "params": {"text": "x" * 70_000}}
+        )
         peer.send(frame(big))
         reply = peer.answer(timeout=30)
         assert reply["id"] is None and "max_frame_bytes = 65536" in reply["error"]["message"]
@@ -118,11 +118,20 @@ def test_header_garbage_is_answered(stdio):
 ENVELOPES = [
     # (body, expected code, expected id)
     (b"{not json", -32700, None),
-    (b'{"jsonrpc": "2.0", "id": 1, "method": "memory/health", "params": {"x": "\xff"}}',
-     -32700, None),
+    (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "memory/health", "params": {"x": "\xff"}}',
+        -32700,
+        None,
+    ),
     (b"[" * 5000 + b"]" * 5000, -32700, None),
-    ('{"jsonrpc": "2.0", "id": 2, "method": "memory/health", "params": {"a": '
-     + "[" * 80 + "]" * 80 + "}}", -32700, None),
+    (
+        '{"jsonrpc": "2.0", "id": 2, "method": "memory/health", "params": {"a": '
+        + "[" * 80
+        + "]" * 80
+        + "}}",
+        -32700,
+        None,
+    ),
     (json.dumps([{"jsonrpc": "2.0", "id": 3, "method": "memory/health"}]), -32600, None),
     (json.dumps([]), -32600, None),
     (json.dumps("hello"), -32600, None),
@@ -133,23 +142,48 @@ ENVELOPES = [
     (json.dumps({"jsonrpc": "2.0", "id": 8, "method": ["memory/health"]}), -32600, 8),
     (json.dumps({"jsonrpc": "2.0", "id": [9], "method": "memory/health"}), -32600, None),
     (json.dumps({"jsonrpc": "2.0", "id": {"a": 1}, "method": "memory/health"}), -32600, None),
-    (json.dumps({"jsonrpc": "2.0", "id": 10, "method": "memory/health", "params": 3}),
-     -32600, 10),
+    (json.dumps({"jsonrpc": "2.0", "id": 10, "method": "memory/health", "params": 3}), -32600, 10),
     (json.dumps({"jsonrpc": "2.0", "id": 11}), -32600, 11),
     # standard methods memls does not implement, with params a client may well send
-    (json.dumps({"jsonrpc": "2.0", "id": 12, "method": "textDocument/hover",
-                 "params": {}}), -32601, 12),
+    (
+        json.dumps({"jsonrpc": "2.0", "id": 12, "method": "textDocument/hover", "params": {}}),
+        -32601,
+        12,
+    ),
     (json.dumps({"jsonrpc": "2.0", "id": 13, "method": "workspace/symbol"}), -32601, 13),
     (json.dumps({"jsonrpc": "2.0", "id": 14, "method": "no/such"}), -32601, 14),
-    (json.dumps({"jsonrpc": "2.0", "id": 15, "method": "initialize",
-                 "params": {"processId": None, "capabilities": {}}}), -32600, 15),
-    (json.dumps({"jsonrpc": "2.0", "id": 16, "method": "textDocument/codeAction",
-                 "params": {"textDocument": {"uri": 5}}}), -32602, 16),
+    (
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 15,
+                "method": "initialize",
+                "params": {"processId": None, "capabilities": {}},
+            }
+        ),
+        -32600,
+        15,
+    ),
+    (
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 16,
+                "method": "textDocument/codeAction",
+                "params": {"textDocument": {"uri": 5}},
+            }
+        ),
+        -32602,
+        16,
+    ),
 ]
 
 
-@pytest.mark.parametrize("body,code,msg_id", ENVELOPES,
-                         ids=[f"{i}:{str(b)[:40]}" for i, (b, _, _) in enumerate(ENVELOPES)])
+@pytest.mark.parametrize(
+    "body,code,msg_id",
+    ENVELOPES,
+    ids=[f"{i}:{str(b)[:40]}" for i, (b, _, _) in enumerate(ENVELOPES)],
+)
 def test_every_malformed_message_is_answered(stdio, body, code, msg_id):
     peer = stdio.peer
     peer.send(frame(body))
@@ -167,8 +201,10 @@ def test_every_malformed_message_is_answered(stdio, body, code, msg_id):
 def test_bad_text_is_refused_naming_the_field_and_nothing_is_stored(stdio, root):
     peer = stdio.peer
     project = str(root)
-    surrogate = b'{"jsonrpc": "2.0", "id": "s", "method": "memory/store", ' \
-                b'"params": {"text": "a\\ud800b", "project": "p"}}'
+    surrogate = (
+        b'{"jsonrpc": "2.0", "id": "s", "method": "memory/store", '
+        b'"params": {"text": "a\\ud800b", "project": "p"}}'
+    )
     peer.send(frame(surrogate))
     reply = peer.answer()
     assert reply["id"] is None  # the frame is not valid JSON text: its id is unknown
@@ -183,8 +219,9 @@ def test_bad_text_is_refused_naming_the_field_and_nothing_is_stored(stdio, root)
         reply = peer.call("memory/store", params)
         assert reply["error"]["code"] == -32602, (params, reply)
         assert reply["error"]["data"]["field"] == field and no_trace(reply), reply
-    reply = peer.call("memory/query", {"query": "x", "project": project,
-                                       "types": ["note"] * 1_000_000})
+    reply = peer.call(
+        "memory/query", {"query": "x", "project": project, "types": ["note"] * 1_000_000}
+    )
     assert reply["error"]["code"] == -32602 and reply["error"]["data"]["field"] == "types"
     assert "32" in reply["error"]["message"]
     reply = peer.call("memory/store", {"text": "x" * 40_000, "project": project})
@@ -234,8 +271,10 @@ def test_shutdown_and_exit_of_a_client_end_only_its_connection(daemon, root):
     assert first.answer(timeout=30) is None  # its connection closed
     time.sleep(0.5)
     assert daemon.alive(), daemon.log()[-2000:]
-    assert other.call("memory/get", {"id": stored["id"]})["result"]["content"] == \
-        "We deploy on Tuesdays"
+    assert (
+        other.call("memory/get", {"id": stored["id"]})["result"]["content"]
+        == "We deploy on Tuesdays"
+    )
     third = daemon.connect()
     assert "result" in third.initialize(root, TOKEN) and health_ok(third)
     for peer in (first, other, third):

@@ -89,8 +89,9 @@ class Peer:
             if "id" in message:
                 self.send(frame({"jsonrpc": "2.0", "id": message["id"], "result": None}))
 
-    def call(self, method: str, params: Any = None, *, timeout: float = 60.0,
-             msg_id: Any = None) -> dict:
+    def call(
+        self, method: str, params: Any = None, *, timeout: float = 60.0, msg_id: Any = None
+    ) -> dict:
         """Send a request, return its reply (server requests and notifications are skipped;
         a server request is answered with null)."""
         if msg_id is None:
@@ -129,9 +130,15 @@ class Peer:
 
     def initialize(self, root: Path, token: str | None = None) -> dict:
         options = {"token": token} if token is not None else {}
-        reply = self.call("initialize", {"processId": None, "capabilities": {},
-                                         "rootUri": root.as_uri(),
-                                         "initializationOptions": options})
+        reply = self.call(
+            "initialize",
+            {
+                "processId": None,
+                "capabilities": {},
+                "rootUri": root.as_uri(),
+                "initializationOptions": options,
+            },
+        )
         if "result" in reply:
             self.notify("initialized", {})
         return reply
@@ -156,8 +163,11 @@ class StdioServer:
         self.stderr = open(self.stderr_path, "wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "memls", "--data-dir", str(data), "serve", "--stdio"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-            env={**os.environ, **(env or {})})
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env={**os.environ, **(env or {})},
+        )
 
         def write(data: bytes) -> None:
             self.proc.stdin.write(data)
@@ -206,9 +216,20 @@ class TcpDaemon:
         self.stderr_path = data.parent / f"tcp-{port}.stderr"
         self.stderr = open(self.stderr_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "memls", "--data-dir", str(data), "serve", "--tcp",
-             f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=self.stderr,
-            env={**os.environ, "MEMLS_TOKEN": TOKEN})
+            [
+                sys.executable,
+                "-m",
+                "memls",
+                "--data-dir",
+                str(data),
+                "serve",
+                "--tcp",
+                f"127.0.0.1:{port}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=self.stderr,
+            env={**os.environ, "MEMLS_TOKEN": TOKEN},
+        )
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -242,5 +263,9 @@ def rss_kib(pid: int, field: str = "VmHWM") -> int:
 def no_trace(reply: dict) -> bool:
     """True when an error reply carries no traceback and no file path."""
     text = json.dumps(reply.get("error", {}))
-    return "Traceback" not in text and "traceback" not in text and ".py" not in text \
+    return (
+        "Traceback" not in text
+        and "traceback" not in text
+        and ".py" not in text
         and "site-packages" not in text
+    )

@@ -21,8 +21,12 @@ log = logging.getLogger("memls.index")
 
 
 def disagrees(report: protocol.DoctorResult) -> bool:
-    return bool(report.missing or report.extra or report.stale
-                or any(p.startswith("chroma unreadable") for p in report.problems))
+    return bool(
+        report.missing
+        or report.extra
+        or report.stale
+        or any(p.startswith("chroma unreadable") for p in report.problems)
+    )
 
 
 def check(engine: Any, *, repair: bool = True) -> list[str]:
@@ -36,8 +40,12 @@ def check(engine: Any, *, repair: bool = True) -> list[str]:
         index.client  # noqa: B018 - opens the store
     except Exception as exc:  # noqa: BLE001 - a broken store is exactly what we look for
         found.append(f"the vector index {index.directory} cannot be opened: {exc}")
-        log.error("memls: the vector index %s cannot be opened (%s)%s", index.directory, exc,
-                  "; moving it aside and rebuilding it from SQLite" if repair else "")
+        log.error(
+            "memls: the vector index %s cannot be opened (%s)%s",
+            index.directory,
+            exc,
+            "; moving it aside and rebuilding it from SQLite" if repair else "",
+        )
         if not repair:
             return found
         aside = index.set_aside()
@@ -46,16 +54,25 @@ def check(engine: Any, *, repair: bool = True) -> list[str]:
         report = engine.doctor(protocol.DoctorParams(project=project))
         if not disagrees(report):
             continue
-        line = (f"{project}: {report.memories} memories, {report.indexed} vectors "
-                f"({len(report.missing)} missing, {len(report.extra)} extra, "
-                f"{len(report.stale)} out of date)")
+        line = (
+            f"{project}: {report.memories} memories, {report.indexed} vectors "
+            f"({len(report.missing)} missing, {len(report.extra)} extra, "
+            f"{len(report.stale)} out of date)"
+        )
         found.append(line)
-        log.error("memls: the vector index disagrees with SQLite for %s%s", line,
-                  "; rebuilding it from SQLite" if repair else "")
+        log.error(
+            "memls: the vector index disagrees with SQLite for %s%s",
+            line,
+            "; rebuilding it from SQLite" if repair else "",
+        )
         if repair:
             result = engine.reindex(protocol.ReindexParams(project=project))
-            log.error("memls: re-indexed %d memories of %r from SQLite%s", result.queued,
-                      project, "" if result.indexed else " (still indexing)")
+            log.error(
+                "memls: re-indexed %d memories of %r from SQLite%s",
+                result.queued,
+                project,
+                "" if result.indexed else " (still indexing)",
+            )
     return found
 
 
@@ -67,7 +84,7 @@ def check_in_background(engine: Any) -> threading.Thread | None:
     def run() -> None:
         try:
             check(engine, repair=True)
-        except Exception:  # noqa: BLE001 - reported; the daemon keeps serving
+        except Exception:
             log.exception("memls: the vector index check failed")
 
     thread = threading.Thread(target=run, name="memls-index-check", daemon=True)

@@ -57,9 +57,14 @@ class GuardedProtocol(LanguageServerProtocol):
 
     def _send_response(self, msg_id, result=None, error=None):
         if error is not None and error.code == INTERNAL_ERROR:
-            log.error("internal error answering request %r: %s %s", msg_id, error.message,
-                      "".join((error.data or {}).get("traceback", []))
-                      if isinstance(error.data, dict) else error.data or "")
+            log.error(
+                "internal error answering request %r: %s %s",
+                msg_id,
+                error.message,
+                "".join((error.data or {}).get("traceback", []))
+                if isinstance(error.data, dict)
+                else error.data or "",
+            )
             error = types.ResponseError(code=INTERNAL_ERROR, message=INTERNAL_MESSAGE)
         return super()._send_response(msg_id, result, error)
 
@@ -131,6 +136,7 @@ class FileSource:
                 parts.append(chunk)
                 left -= len(chunk)
             return b"".join(parts)
+
         return await self._call(exactly)
 
     async def skip(self, n: int) -> bool:
@@ -142,6 +148,7 @@ class FileSource:
                     return False
                 left -= len(chunk)
             return True
+
         return await self._call(skip)
 
 
@@ -155,14 +162,19 @@ class Closed(Exception):
 class Connection:
     """One client's frames: read, check, answer or hand to the pygls protocol."""
 
-    def __init__(self, source, protocol: LanguageServerProtocol, *,
-                 authenticated: Callable[[], bool] = lambda: True,
-                 close_unauthenticated: bool = False) -> None:
+    def __init__(
+        self,
+        source,
+        protocol: LanguageServerProtocol,
+        *,
+        authenticated: Callable[[], bool] = lambda: True,
+        close_unauthenticated: bool = False,
+    ) -> None:
         self.source = source
         self.protocol = protocol
         self.authenticated = authenticated
         self.close_unauthenticated = close_unauthenticated
-        self.initialized = False       # an `initialize` was handed on
+        self.initialized = False  # an `initialize` was handed on
         self.initialized_once = False  # the `initialized` notification was handed on
 
     # -------------------------------------------------------- answers
@@ -184,8 +196,11 @@ class Connection:
             if length is None:
                 continue
             gated = self.close_unauthenticated and not self.authenticated()
-            limit, name = ((limits.PREAUTH_FRAME_BYTES, "PREAUTH_FRAME_BYTES") if gated else
-                           (limits.current().max_frame_bytes, "max_frame_bytes"))
+            limit, name = (
+                (limits.PREAUTH_FRAME_BYTES, "PREAUTH_FRAME_BYTES")
+                if gated
+                else (limits.current().max_frame_bytes, "max_frame_bytes")
+            )
             if length > limit:
                 exc = limits.frame_too_large(length, limit, name)
                 self.error(None, INVALID_REQUEST, exc.message, {"limit": name, "max": limit})
@@ -197,7 +212,7 @@ class Connection:
                 return
             try:
                 self.dispatch(body)
-            except Exception:  # noqa: BLE001 - one message never ends the loop
+            except Exception:
                 log.exception("memls: could not handle a message")
 
     async def read_header(self) -> int | None:
@@ -213,8 +228,12 @@ class Connection:
                 raise Closed
             seen += len(line)
             if seen > limits.MAX_HEADER_BYTES:
-                self.error(None, PARSE_ERROR, f"frame headers over {limits.MAX_HEADER_BYTES} "
-                           "bytes (MAX_HEADER_BYTES)", {"limit": "MAX_HEADER_BYTES"})
+                self.error(
+                    None,
+                    PARSE_ERROR,
+                    f"frame headers over {limits.MAX_HEADER_BYTES} bytes (MAX_HEADER_BYTES)",
+                    {"limit": "MAX_HEADER_BYTES"},
+                )
                 if self.close_unauthenticated and not self.authenticated():
                     raise Closed
                 await self._skip_line(line)
@@ -260,12 +279,19 @@ class Connection:
         else:
             nested = limits.nesting_depth_over(message)
         if nested:
-            self.error(None, PARSE_ERROR, f"nested deeper than {limits.MAX_NESTING} levels "
-                       "(MAX_NESTING)", {"limit": "MAX_NESTING"})
+            self.error(
+                None,
+                PARSE_ERROR,
+                f"nested deeper than {limits.MAX_NESTING} levels (MAX_NESTING)",
+                {"limit": "MAX_NESTING"},
+            )
             return
         if isinstance(message, list):
-            self.error(None, INVALID_REQUEST, "batches (JSON arrays) are not supported: send "
-                       "one message per frame")
+            self.error(
+                None,
+                INVALID_REQUEST,
+                "batches (JSON arrays) are not supported: send one message per frame",
+            )
             return
         if not isinstance(message, dict):
             self.error(None, INVALID_REQUEST, "a message must be a JSON object")
@@ -303,8 +329,11 @@ class Connection:
         proto = self.protocol
         if proto._shutdown and method != types.EXIT:
             if request:
-                self.error(msg_id, INVALID_REQUEST, "the server is shutting down (shutdown "
-                           "was received): only exit is accepted")
+                self.error(
+                    msg_id,
+                    INVALID_REQUEST,
+                    "the server is shutting down (shutdown was received): only exit is accepted",
+                )
             return
         if method == types.INITIALIZE:
             if not request:
@@ -329,8 +358,7 @@ class Connection:
                 self.error(msg_id, INVALID_PARAMS, self.bad_params(method, exc))
             return
         if request and getattr(structured, "id", None) is None:
-            self.error(msg_id, INVALID_REQUEST, f"{method[:200]} is a notification, not a "
-                       "request")
+            self.error(msg_id, INVALID_REQUEST, f"{method[:200]} is a notification, not a request")
             return
         if method == types.INITIALIZE:
             self.initialized = True
@@ -346,12 +374,16 @@ class Connection:
             return
         if "result" not in message and "error" not in message:
             if message.get("id") is not None:
-                self.error(message["id"], INVALID_REQUEST, "a message needs a method (request, "
-                           "notification) or a result or error (response)")
+                self.error(
+                    message["id"],
+                    INVALID_REQUEST,
+                    "a message needs a method (request, "
+                    "notification) or a result or error (response)",
+                )
             return
         try:
             self.protocol.handle_message(self.protocol.structure_message(message))
-        except Exception:  # noqa: BLE001 - a bad reply to our request: logged, dropped
+        except Exception:
             log.warning("memls: dropped a malformed response from the client", exc_info=True)
 
     @staticmethod
@@ -363,8 +395,10 @@ class Connection:
                 from cattrs import transform_error
 
                 details = transform_error(cause)
-                where = "; ".join(d.replace("$.params.", "params.")
-                                  .replace("$.params", "params") for d in details[:3])
+                where = "; ".join(
+                    d.replace("$.params.", "params.").replace("$.params", "params")
+                    for d in details[:3]
+                )
             except Exception:  # noqa: BLE001 - best effort: the method is still named
                 where = ""
         return f"invalid params for {method}" + (f": {where}" if where else "")
@@ -394,7 +428,10 @@ def run_stdio(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = N
 
 async def run_connection(server, reader: asyncio.StreamReader, gated: bool) -> None:
     """One TCP connection: frames until the client leaves, sends `exit`, or is cut off."""
-    connection = Connection(StreamSource(reader), server.protocol,
-                            authenticated=lambda: server.authenticated,
-                            close_unauthenticated=gated)
+    connection = Connection(
+        StreamSource(reader),
+        server.protocol,
+        authenticated=lambda: server.authenticated,
+        close_unauthenticated=gated,
+    )
     await connection.run()
