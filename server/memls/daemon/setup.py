@@ -6,6 +6,7 @@ import os
 
 from memls import limits
 from memls.config import CONFIG_NAME, data_dir, load_settings
+from memls.errors import MemlsError
 
 
 def apply_limits(directory: str | os.PathLike | None) -> limits.Limits:
@@ -14,7 +15,10 @@ def apply_limits(directory: str | os.PathLike | None) -> limits.Limits:
     path = data_dir(directory)
     if not (path / CONFIG_NAME).is_file():
         return limits.configure(limits.Limits())
-    settings = load_settings(path)
+    try:
+        settings = load_settings(path)
+    except MemlsError:  # a bad config.toml: the engine's start reports it, by name
+        return limits.configure(limits.Limits())
     return limits.configure(
         limits.Limits(
             max_frame_bytes=settings.max_frame_bytes, max_content_bytes=settings.max_content_bytes
