@@ -1,4 +1,4 @@
-"""The real ONNX models, one runtime shared by the tests of tests/models/ (no mocks)."""
+"""The real ONNX models, one runtime per test file of tests/models/ (no mocks)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from memls.models import ModelRuntime
 
 
-# Package scope: loaded once for this folder's files (as the module scope did when they were
-# one file) and closed after its last test, not kept for the rest of the session.
-@pytest.fixture(scope="package")
+# Module scope, as before the split: "package" scope would keep it for the whole session here
+# (tests/models/ has no __init__.py), next to the session's own `models` runtime.
+@pytest.fixture(scope="module")
 def runtime() -> Iterator[ModelRuntime]:
     with ModelRuntime() as rt:
         yield rt
