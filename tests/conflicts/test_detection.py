@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from memls import protocol as p
-from memls.cli import main
 from memls.engine import Engine
 from memls.errors import NotFound
 
@@ -190,25 +187,3 @@ def test_detection_runs_without_the_embedder(tmp_path):
         e.flush(timeout=5)
         [c] = open_conflicts(e)
         assert c.similarity_source == "lexical"
-
-
-def test_cli_pair_verdict_store_wait_and_resolve(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("MEMLS_DATA_DIR", str(tmp_path / "data"))
-    assert main(["conflicts", "The API listens on port 8080", "The API listens on port 9090",
-                 "--json"]) == 0
-    verdict = json.loads(capsys.readouterr().out)
-    assert set(verdict) >= {"contradiction", "confidence", "signals", "similarity"}
-    assert verdict["contradiction"] and verdict["signals"][0]["kind"] == "value_change"
-    assert not (tmp_path / "data").exists()  # scoring a pair touches no store
-    main(["conflicts", "We do not use Redis for sessions",
-          "We use Postgres for sessions and Redis for rate limiting", "--json"])
-    assert json.loads(capsys.readouterr().out)["contradiction"] is False
-    main(["store", "-p", "w", YARN, "--json"])
-    old = json.loads(capsys.readouterr().out)["id"]
-    assert main(["store", "-p", "w", PNPM, "--wait", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert [c["older"]["id"] for c in out["conflicts"]] == [old]
-    assert main(["resolve", out["id"], old, "--action", "dismiss", "-p", "w", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["conflict"]["status"] == "dismissed"
-    assert main(["conflicts", "only one text"]) == 2
-    assert "TEXT_A TEXT_B" in capsys.readouterr().err

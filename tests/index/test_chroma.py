@@ -26,7 +26,7 @@ def chroma_server(tmp_path_factory):
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
     )
-    if not wait_for_port(port):
+    if not wait_for_port(port, proc=proc):
         proc.kill()
         pytest.fail("chroma run did not start")
     yield f"http://127.0.0.1:{port}"

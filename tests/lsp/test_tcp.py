@@ -57,7 +57,8 @@ def daemon(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "memls", "serve", "--tcp",
                              f"127.0.0.1:{port}", "--token", "s3cret"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert wait_for_port(port), "memls serve --tcp did not start"
+    assert wait_for_port(port, proc=proc), proc.stderr.read() if proc.poll() is not None else \
+        "memls serve --tcp did not start"
     yield port, tmp_path
     proc.terminate()
     proc.wait(timeout=30)
