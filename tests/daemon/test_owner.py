@@ -7,14 +7,13 @@ import os
 import signal
 import socket
 import stat
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from daemon_helpers import CLIENT, Procs, make_data, stop, texts, wait_for
 from memls import protocol as p
 from memls.cli import main
 from memls.daemon import (
@@ -22,132 +21,6 @@ from memls.daemon import (
 )
 from memls.engine import Engine
 from memls.errors import InvalidInput, MemlsError, NotFound, Refused, StoreError
-
-YARN = "We use yarn for package management"
-PNPM = "We switched from yarn to pnpm for package management"
-
-OWNER = r"""
-import os, random, signal, sys, time
-from memls import protocol as p
-from memls.daemon import open_engine
-
-data, ready, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-engine = open_engine(data, front="owner", serve=sys.argv[4] == "serve", wait_seconds=60)
-try:
-    with open(ready + ".tmp", "w") as f:
-        f.write(f"{type(engine).__name__} {os.getpid()}")
-    os.replace(ready + ".tmp", ready)
-    if count:
-        while not os.path.exists(ready + ".go"):
-            time.sleep(0.01)
-        ids = [engine.store(p.StoreParams(text=text, project="load")).id
-               for text in __import__("json").loads(sys.argv[5])]
-        with open(ready + ".done", "w") as f:
-            f.write("\n".join(ids))
-    hold = float(sys.argv[6]) if len(sys.argv) > 6 else 3600
-    time.sleep(hold)
-finally:
-    engine.close()
-"""
-
-CLIENT = r"""
-import json, os, sys, time
-from memls import protocol as p
-from memls.daemon import RemoteEngine, open_engine
-
-data, go, out, texts = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
-engine = open_engine(data, front="client", wait_seconds=60)
-assert isinstance(engine, RemoteEngine), type(engine)
-while not os.path.exists(go):
-    time.sleep(0.01)
-ids = [engine.store(p.StoreParams(text=t, project="load")).id for t in texts]
-engine.close()
-with open(out, "w") as f:
-    json.dump(ids, f)
-"""
-
-WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
-         "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split()
-
-
-def texts(who: str, n: int) -> list[str]:
-    """n distinct sentences (distinct canonical hashes, little lexical overlap)."""
-    out = []
-    for i in range(n):
-        a, b, c = WORDS[i % 26], WORDS[(i // 26) % 26], WORDS[(i * 7 + 3) % 26]
-        out.append(f"{who} records item {i}: {a} {b} {c} service uses port {1000 + i}")
-    return out
-
-
-def make_data(tmp_path: Path, *, vectors: bool = False) -> Path:
-    data = tmp_path / "d"
-    data.mkdir(mode=0o700, parents=True)
-    if not vectors:
-        (data / "config.toml").write_text("[index]\nvectors = false\n")
-    return data
-
-
-def wait_for(path: Path, timeout: float = 120.0, proc: subprocess.Popen | None = None) -> str:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"process exited with {proc.returncode} before {path.name}")
-        assert time.monotonic() < deadline, f"timed out waiting for {path}"
-        time.sleep(0.02)
-    return path.read_text()
-
-
-class Procs:
-    """Child processes of one test, killed at teardown if still alive."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.tmp_path = tmp_path
-        self.started: list[tuple[subprocess.Popen, Path]] = []
-
-    def spawn(self, script: str, *args: str, name: str) -> subprocess.Popen:
-        log = self.tmp_path / f"{name}.log"
-        with open(log, "wb") as out:
-            proc = subprocess.Popen([sys.executable, "-c", script, *args], stdout=out,
-                                    stderr=subprocess.STDOUT, cwd=self.tmp_path)
-        self.started.append((proc, log))
-        return proc
-
-    def owner(self, data: Path, *, serve: bool = True, store: list[str] | None = None,
-              hold: float | None = None, name: str = "owner") -> tuple[subprocess.Popen, Path]:
-        ready = self.tmp_path / f"{name}.ready"
-        args = [str(data), str(ready), str(len(store or [])), "serve" if serve else "local",
-                json.dumps(store or [])]
-        if hold is not None:
-            args.append(str(hold))
-        proc = self.spawn(OWNER, *args, name=name)
-        assert wait_for(ready, proc=proc).startswith("LocalEngine")
-        return proc, ready
-
-    def logs(self) -> str:
-        return "\n".join(log.read_text(errors="replace") for _, log in self.started
-                         if log.exists())
-
-    def close(self) -> None:
-        for proc, _ in self.started:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(timeout=30)
-
-
-@pytest.fixture
-def procs(tmp_path):
-    group = Procs(tmp_path)
-    yield group
-    group.close()
-
-
-def stop(proc: subprocess.Popen) -> int:
-    proc.send_signal(signal.SIGTERM)
-    return proc.wait(timeout=60)
-
-
-# ---------------------------------------------------------------- tests
 
 
 def test_remote_round_trip_errors_and_a_second_owner_attempt(tmp_path, procs, monkeypatch):
@@ -230,65 +103,6 @@ def test_remote_round_trip_errors_and_a_second_owner_attempt(tmp_path, procs, mo
     assert "Traceback" not in procs.logs()
 
 
-def test_subscribed_client_receives_conflict_notifications(tmp_path, procs):
-    data = make_data(tmp_path)
-    procs.owner(data)
-    got: list[tuple[str, object]] = []
-    arrived = threading.Event()
-
-    def listener(method, payload):
-        got.append((method, payload))
-        if method == "memory/conflicts":
-            arrived.set()
-
-    with open_engine(data, front="lsp") as remote, open_engine(data, front="cli") as quiet:
-        remote.listeners.append(listener)  # subscribes the connection
-        old = quiet.store(p.StoreParams(text=YARN, project="alpha"))
-        remote.store(p.StoreParams(text="The API listens on port 8080", project="alpha"))
-        new = quiet.store(p.StoreParams(text=PNPM, project="alpha"))
-        assert remote.flush()
-        assert arrived.wait(30), "no memory/conflicts notification"
-        [note] = [payload for method, payload in got if method == "memory/conflicts"]
-        assert isinstance(note, p.ConflictsNotification)
-        # every notification is decoded into its protocol Struct
-        assert all(isinstance(payload, p.NOTIFICATIONS[method]) for method, payload in got)
-        assert note.project == "alpha" and note.id == new.id
-        assert [(c.newer.id, c.older.id) for c in note.conflicts] == [(new.id, old.id)]
-        assert not quiet._subscribed  # nobody listens there: no subscription
-        listed = remote.conflicts(p.ConflictsParams(project="alpha")).conflicts
-        assert [(c.newer.id, c.older.id) for c in listed] == [(new.id, old.id)]
-
-
-def test_a_scoped_subscription_receives_only_its_projects(tmp_path, procs):
-    data = make_data(tmp_path)
-    procs.owner(data)
-    scoped: list[object] = []
-    everything: list[object] = []
-    with open_engine(data, front="lsp") as window, open_engine(data, front="agent") as agent, \
-            open_engine(data, front="cli") as writer:
-        window.subscribed_projects = frozenset({" alpha"})  # keys are normalised by the owner
-        window.listeners.append(lambda method, payload: scoped.append(payload))
-        agent.listeners.append(lambda method, payload: everything.append(payload))
-        with pytest.raises(InvalidInput) as caught:  # a bad scope is refused, changes nothing
-            window._request("$/subscribe", {"projects": "alpha"})
-        assert caught.value.field == "projects"
-        a = writer.store(p.StoreParams(text="Alpha deploys on Tuesdays", project="alpha"))
-        b = writer.store(p.StoreParams(text="Beta deploys on Fridays", project="beta"))
-        assert writer.flush()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and {n.project for n in everything} != {"alpha", "beta"}:
-            time.sleep(0.05)
-        assert {n.project for n in everything} == {"alpha", "beta"}
-        assert scoped and {n.project for n in scoped} == {"alpha"}  # beta's never sent here
-        assert a.id in {i for n in scoped for i in n.ids} and b.id not in str(scoped)
-        window.subscribe(["alpha", "beta"])  # widening replaces the scope
-        writer.store(p.StoreParams(text="Beta also deploys on Mondays", project="beta"))
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and "beta" not in {n.project for n in scoped}:
-            time.sleep(0.05)
-        assert "beta" in {n.project for n in scoped}
-
-
 def test_two_clients_and_the_owner_store_concurrently_with_vectors(tmp_path, procs):
     data = make_data(tmp_path, vectors=True)
     n = 300
@@ -296,11 +110,12 @@ def test_two_clients_and_the_owner_store_concurrently_with_vectors(tmp_path, pro
     clients = []
     for who in ("one", "two"):
         out = tmp_path / f"{who}.json"
-        proc = procs.spawn(CLIENT, str(data), str(ready) + ".go", str(out),
-                           json.dumps(texts(who, n)), name=f"client-{who}")
+        proc = procs.spawn(CLIENT, str(data), str(out), json.dumps(texts(who, n)),
+                           name=f"client-{who}")
         clients.append((proc, out))
-    time.sleep(1.0)  # let both clients connect before the start signal
-    Path(str(ready) + ".go").write_text("go")
+    for proc, out in clients:  # both clients are connected before the start signal
+        assert wait_for(Path(str(out) + ".connected"), proc=proc) == "connected"
+    Procs.go(owner, *(proc for proc, _ in clients))
     for proc, _ in clients:
         assert proc.wait(timeout=600) == 0, procs.logs()
     owner_ids = wait_for(Path(str(ready) + ".done"), timeout=600, proc=owner).split("\n")
@@ -334,18 +149,22 @@ def test_kill_9_the_owner_then_take_over_with_every_acknowledged_memory(tmp_path
     remote.on_close.append(lambda exc: lost.set())
     acked: list[str] = []
     failure: list[BaseException] = []
+    two_hundred = threading.Event()
 
     def writer() -> None:
         try:
             for text in texts("acked", 100_000):
                 acked.append(remote.store(p.StoreParams(text=text, project="k")).id)
+                if len(acked) == 200:
+                    two_hundred.set()
         except StoreError as exc:
             failure.append(exc)
+        finally:
+            two_hundred.set()  # never leave the test waiting for a writer that stopped
 
     thread = threading.Thread(target=writer)
     thread.start()
-    while len(acked) < 200:
-        time.sleep(0.01)
+    assert two_hundred.wait(300) and len(acked) >= 200, failure
     os.kill(owner.pid, signal.SIGKILL)
     owner.wait(timeout=30)
     thread.join(timeout=30)
@@ -407,5 +226,3 @@ def test_a_long_data_directory_path_still_serves(tmp_path):
         with RemoteEngine.connect(data, front="cli") as remote:
             remote.store(p.StoreParams(text="long paths work", project="x"))
             assert remote.stats(p.StatsParams(project="x")).memories == 1
-            assert remote.owner_pid == os.getpid()
-    assert not socket_path(data).exists()

@@ -28,7 +28,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls import uris
-from lsp_helpers import plain
+from lsp_helpers import CHANGED, CONFLICTS, plain
+from memls.daemon import RemoteEngine
 from pytest_lsp import ClientServerConfig, client_capabilities
 
 PER_WRITER = 300
@@ -59,14 +60,13 @@ from concurrent.futures import ThreadPoolExecutor
 from memls import protocol as p
 from memls.daemon.handle import open_engine
 
-data, project, go, out = sys.argv[1:5]
-texts = json.loads(sys.argv[5])
+data, project, out = sys.argv[1:4]
+texts = json.loads(sys.argv[4])
 engine = open_engine(data, front="cli")
 report = {"handle": type(engine).__name__, "owner_pid": getattr(engine, "owner_pid", None),
           "pid": os.getpid(), "ids": [], "errors": []}
 print("ready", flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+sys.stdin.readline()  # the start signal: everyone writes at once
 
 def one(text):
     try:
@@ -105,7 +105,7 @@ async def start_session(editor: str, root: Path, env: dict, stderr: Path):
     def register(params: types.RegistrationParams):
         return None
 
-    for method in ("memory/changed", "memory/conflicts"):
+    for method in (CHANGED, CONFLICTS):
         @lsp.feature(method)
         def on_note(params, method=method):
             lsp.notified.append(method)
@@ -182,6 +182,12 @@ def socket_hello(sock_path: Path) -> dict:
     return json.loads(line)["result"]
 
 
+def flushed(data: Path, timeout: float = 120.0) -> bool:
+    """Ask the owner, through its socket, to answer once every acknowledged write is indexed."""
+    with RemoteEngine.connect(data, front="test") as owner:
+        return owner.flush(timeout)
+
+
 def bad_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if any(p.search(line) for p in BAD)]
 
@@ -220,18 +226,18 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
         owner_pid = owner.pop()
 
         # the CLI loop connects, then everyone starts at once
-        go = tmp_path / "go"
         cli_out = tmp_path / "cli.json"
         cli_texts = texts("cli", PER_WRITER)
         with open(logs / "cli.stderr", "w") as cli_stderr:
             cli_loop = subprocess.Popen(
-                [sys.executable, "-c", CLI_LOOP, str(data), project, str(go), str(cli_out),
-                 json.dumps(cli_texts)], env=env, stdout=subprocess.PIPE, stderr=cli_stderr,
-                text=True)
+                [sys.executable, "-c", CLI_LOOP, str(data), project, str(cli_out),
+                 json.dumps(cli_texts)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=cli_stderr, text=True)
         assert cli_loop.stdout.readline().strip() == "ready"
         real_texts = [f"real cli memory {i}: the {w} pipeline runs nightly"
                       for i, w in enumerate(WORDS[:REAL_CLI])]
-        go.touch()
+        cli_loop.stdin.write("go\n")
+        cli_loop.stdin.close()
         writes = time.monotonic()
         ids_a, ids_b, real = await asyncio.gather(
             store_all(a, texts("alpha-session", PER_WRITER)),
@@ -272,13 +278,10 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
         for mid in (ids_a[0], ids_b[-1], ids_cli[PER_WRITER // 2], ids_real[-1]):
             assert (await call(b, "memory/get", id=mid))["id"] == mid
 
-        # the index is consistent: once nothing is pending, SQLite and Chroma agree
-        deadline = time.monotonic() + 120
-        while True:
-            doctor = await call(a, "memory/doctor")
-            if doctor["pending"] == 0 or time.monotonic() > deadline:
-                break
-            await asyncio.sleep(0.5)
+        # the index is consistent: once nothing is pending, SQLite and Chroma agree. The owner
+        # says when its indexer has caught up ($/flush on its socket returns then).
+        assert await asyncio.get_running_loop().run_in_executor(None, flushed, data)
+        doctor = await call(a, "memory/doctor")
         assert doctor["pending"] == 0, doctor
         assert doctor["ok"], doctor["problems"]
         assert doctor["memories"] == doctor["indexed"] == total, doctor
@@ -311,6 +314,7 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
                 cli_loop.kill()
                 cli_loop.wait()
             cli_loop.stdout.close()
+            cli_loop.stdin.close()
         # the joiner first, then the owner
         for lsp in sorted(sessions, key=lambda s: s.pid == owner_pid if owner_pid else 0):
             await lsp.shutdown_session()
