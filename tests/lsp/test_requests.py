@@ -108,4 +108,5 @@ async def test_the_remaining_requests(client):
             "memory/syncNote", {"uri": "file:///etc/passwd.md", "text": "- x"})
     assert err.value.code == -32602 and "uri" in str(err.value)
     listed = await call(client, "memory/list", limit=1000)
+    assert "Lint with ruff" in {m["content"] for m in listed["memories"]}  # not vacuous
     assert all(m["project"] == project_of(client) for m in listed["memories"])

@@ -1,4 +1,4 @@
-"""memls.notes: markdown note files -> units with exact ranges, diffs by key, note globs."""
+"""memls.notes: markdown note files -> units with exact ranges, diffs by key."""
 
 from __future__ import annotations
 
@@ -7,15 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memls.notes import (
-    DEFAULT_GLOBS,
     MAX_UNIT_CHARS,
     Unit,
-    default_type,
     diff,
     index,
     infer_type,
-    match,
-    matches,
     parse,
     split_lines,
 )
@@ -419,51 +415,6 @@ def test_same_text_is_no_change_and_removing_a_file_removes_everything() -> None
     assert not d.changed and len(d.unchanged) == len(units)
     gone = diff(units, [])
     assert gone.removed == tuple(units) and gone.added == ()
-
-
-# ---------------------------------------------------------------- globs
-
-
-@pytest.mark.parametrize("path, glob, expected", [
-    (".memls/a.md", ".memls/**/*.md", True),
-    (".memls/x/y/a.md", ".memls/**/*.md", True),
-    (".memls/a.txt", ".memls/**/*.md", False),
-    ("other/.memls/a.md", ".memls/**/*.md", False),
-    ("AGENTS.md", "AGENTS.md", True),
-    ("pkg/AGENTS.md", "AGENTS.md", False),
-    ("pkg/AGENTS.md", "**/AGENTS.md", True),
-    ("AGENTS.md", "**/AGENTS.md", True),
-    (".cursor/rules/python.mdc", ".cursor/rules/**", True),
-    (".cursor/rules/a/b/c.mdc", ".cursor/rules/**", True),
-    (".cursor/rules", ".cursor/rules/**", False),
-    (".cursor/other.mdc", ".cursor/rules/**", False),
-    ("docs/adr/0001-x.md", "docs/adr/**/*.md", True),
-    ("docs/adrs/0001-x.md", "docs/adr/**/*.md", False),
-    ("a/b/c.md", "a/*.md", False),  # `*` never crosses `/`
-    ("a/bc.md", "a/?c.md", True),
-    ("a/b.md", "a/[!b].md", False),
-    ("./AGENTS.md", "AGENTS.md", True),
-    ("a/x/b/y/c", "a/**/b/**/c", True),
-    ("a/b/c", "a/**/b/**/c", True),
-    ("", "**", False),
-])
-def test_glob_match(path: str, glob: str, expected: bool) -> None:
-    assert match(path, glob) is expected
-
-
-def test_default_globs() -> None:
-    yes = ["AGENTS.md", "CLAUDE.md", ".memls/team.md", ".memls/a/b.md", "docs/adr/0001-sqlite.md",
-           "docs/decisions/2024/x.md", ".github/copilot-instructions.md",
-           ".cursor/rules/python.mdc"]
-    no = ["README.md", "src/AGENTS.md", "docs/guide.md", ".github/workflows/ci.yml",
-          "agents.md"]
-    assert all(matches(p, DEFAULT_GLOBS) for p in yes)
-    assert not any(matches(p, DEFAULT_GLOBS) for p in no)
-    assert matches("agents.md", DEFAULT_GLOBS, case_sensitive=False)
-    assert matches("AGENTS.md", "AGENTS.md")  # a lone string is one glob
-    assert default_type("docs/adr/0001-sqlite.md") == "decision"
-    assert default_type(".cursor/rules/py.mdc") == "convention"
-    assert default_type("AGENTS.md") == "note"
 
 
 # ---------------------------------------------------------------- properties

@@ -88,7 +88,6 @@ def test_no_candidate_source_yields_a_filtered_memory(filter_engine, project, wo
         "SELECT id, project, status, trust, valid_from, valid_until, recorded_at, "
         "invalidated_at FROM memories")}
     allowed = {i for i, row in rows.items() if _visible(row, seen)}
-    config = engine.retrieval
     for source in (_retriever(engine).lexical(seen, text, 200),
                    _retriever(engine).vector(seen, text, 200)):
         assert set(source) <= allowed

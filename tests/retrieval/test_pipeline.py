@@ -89,7 +89,7 @@ def test_interactive_and_lexical_modes(vengine):
     assert lex.results[0].content == FACTS[5]
     assert all(h.explain.vector is None and h.explain.rerank is None for h in lex.results)
     off = query(vengine, "Alembic migrations", rerank=False, explain=True)
-    assert all(h.explain.rerank is None for h in off.results)
+    assert off.results and all(h.explain.rerank is None for h in off.results)
 
 
 def test_missing_embedder_degrades_loudly_to_bm25(tmp_path):

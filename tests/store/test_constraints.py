@@ -16,7 +16,8 @@ def test_the_database_refuses_an_empty_project_too(engine):
             with engine.db.transaction() as conn:
                 conn.execute(
                     "INSERT INTO memories (id, project, content, type, valid_from, recorded_at, "
-                    "content_hash, canonical_hash) VALUES ('m1', ?, 'c', 'note', 't', 't', 'h', 'h')",
+                    "content_hash, canonical_hash) "
+                    "VALUES ('m1', ?, 'c', 'note', 't', 't', 'h', 'h')",
                     (bad,),
                 )
 
