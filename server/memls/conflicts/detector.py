@@ -45,13 +45,18 @@ class Detector:
         if vectors is not None and self.index is not None:
             found = self.index.nearest(project, vectors, CANDIDATES + 1, chroma_where(seen),
                                        lambda ids: self.reads.admitted(seen, ids))
-            return [[(i, s) for i, s in hits if i != row["id"]][:CANDIDATES]
-                    for row, hits in zip(rows, found)]
+            near: list[list[tuple[str, float | None]]] = []
+            for row, nearest in zip(rows, found):
+                kept: list[tuple[str, float | None]] = [(i, s) for i, s in nearest
+                                                        if i != row["id"]]
+                near.append(kept[:CANDIDATES])
+            return near
         out: list[list[tuple[str, float | None]]] = []
         for row in rows:
-            hits = self.reads.bm25(seen, row["content"], CANDIDATES + 1)
-            ranked = sorted(hits, key=lambda i: hits[i], reverse=True)
-            out.append([(i, None) for i in ranked if i != row["id"]][:CANDIDATES])
+            scores = self.reads.bm25(seen, row["content"], CANDIDATES + 1)
+            ranked = sorted(scores, key=lambda i: scores[i], reverse=True)
+            lexical: list[tuple[str, float | None]] = [(i, None) for i in ranked if i != row["id"]]
+            out.append(lexical[:CANDIDATES])
         return out
 
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:

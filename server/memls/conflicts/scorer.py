@@ -23,9 +23,16 @@ from __future__ import annotations
 import math
 import re
 from types import MappingProxyType
+from typing import cast
 
 from memls.conflicts import lexicon as lx
-from memls.protocol.conflicts import Signal, SignalKind, SimilarityKind, Verdict
+from memls.protocol.conflicts import (
+    Signal,
+    SignalKind,
+    SimilarityKind,
+    SimilaritySource,
+    Verdict,
+)
 from memls.conflicts.text import (
     ANTONYMS,
     GENERIC_STEMS,
@@ -123,7 +130,7 @@ def score_pair(
         confidence=confidence,
         signals=signals,
         similarity=round(sim, 4),
-        similarity_source=source,
+        similarity_source=cast(SimilaritySource, source),
         update_marker=bool(a.markers),
     )
 

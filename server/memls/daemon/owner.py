@@ -219,8 +219,12 @@ class _Connection:
         if method == "$/hello":
             self._reply(request_id, method, params)  # cheap: answer on the reader thread
             return
+        pool = self.server._pool
+        if pool is None:  # not started, or stopped
+            self.close()
+            return
         try:
-            self.server._pool.submit(self._reply, request_id, method, params)
+            pool.submit(self._reply, request_id, method, params)
         except RuntimeError:  # the pool is shut down: the server is stopping
             self.close()
 
@@ -408,7 +412,7 @@ class OwnerServer:
                 front=self.engine.front, vectors=bool(self.engine.vectors_enabled)))
         spec = protocol.METHODS.get(method)
         if spec is not None:
-            parsed = protocol.parse(spec.params, params)
+            parsed: Any = protocol.parse(spec.params, params)
             with self.engine.acting_for(conn.front if conn is not None else None):
                 return protocol.to_wire(getattr(self.engine, spec.engine)(parsed))
         handler = self._handlers.get(method)

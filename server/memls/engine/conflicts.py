@@ -58,8 +58,8 @@ class ConflictOps(Notes):
     @staticmethod
     def _conflict(tx: Tx, edge: sqlite3.Row) -> protocol.Conflict:
         detail = json.loads(edge["detail"])
-        newer, older = tx.records([tx.memories.fetch(detail["newer"]),
-                                   tx.memories.fetch(detail["older"])])
+        newer, older = tx.records([tx.memories.existing(detail["newer"]),
+                                   tx.memories.existing(detail["older"])])
         return protocol.Conflict(
             project=edge["project"], status=edge["status"], confidence=edge["confidence"],
             similarity=detail["similarity"], similarity_source=detail["similaritySource"],
@@ -98,8 +98,10 @@ class ConflictOps(Notes):
             tx.conflicts.close(a["id"], b["id"], status, now)
             tx.audit(f"conflict_{status}", detail["newer"], now, older=detail["older"],
                      action=params.action)
-            conflict = self._conflict(tx, tx.conflicts.pair(detail["newer"], detail["older"]))
+            conflict = self._conflict(tx, tx.conflicts.existing_pair(detail["newer"],
+                                                                     detail["older"]))
         self._kick()
+        self._changed(project, "resolve", [detail["newer"], detail["older"]])
         return protocol.ResolveResult(project=project, conflict=conflict)
 
     def check_pair(self, params: protocol.CheckPairParams) -> protocol.Verdict:

@@ -45,8 +45,8 @@ class EngineCore:
         self._default_front = front
         self.clock = clock
         self._lock = lock
-        self.retrieval = retrieval or RetrievalConfig(rerank=self.settings.rerank,
-                                                      **self.settings.retrieval)
+        tuned: dict[str, Any] = dict(self.settings.retrieval)
+        self.retrieval = retrieval or RetrievalConfig(rerank=self.settings.rerank, **tuned)
         self.models: ModelRuntime | None = None
         self.index: VectorIndex | None = None
         self._own_models = True
@@ -132,6 +132,18 @@ class EngineCore:
     def _after_index(self, project: str, rows: list[Any], vectors: Any) -> None:
         """Runs on the indexer thread after new memories are embedded (the conflicts module
         defines it)."""
+
+    def degraded(self) -> list[str]:
+        """Every reason retrieval is weaker than configured; empty when all is well."""
+        if self.models is None:
+            return ["vector search and reranking are switched off (vectors = false)"]
+        problems = []
+        for status in (self.models.embedder.status(), self.models.reranker.status()):
+            if status.state not in ("loaded", "not_loaded", "disabled"):
+                problems.append(f"{status.name} {status.state}: {status.error or ''}".strip())
+        if self.indexer.last_error:
+            problems.append(f"indexing is failing: {self.indexer.last_error}")
+        return problems
 
     # ------------------------------------------------------------ life cycle
 

@@ -73,15 +73,3 @@ class Reads(EngineCore):
                 index_pending=tx.outbox.count(),
                 degraded=self.degraded(),
             )
-
-    def degraded(self) -> list[str]:
-        """Every reason retrieval is weaker than configured; empty when all is well."""
-        if self.models is None:
-            return ["vector search and reranking are switched off (vectors = false)"]
-        problems = []
-        for status in (self.models.embedder.status(), self.models.reranker.status()):
-            if status.state not in ("loaded", "not_loaded", "disabled"):
-                problems.append(f"{status.name} {status.state}: {status.error or ''}".strip())
-        if self.indexer.last_error:
-            problems.append(f"indexing is failing: {self.indexer.last_error}")
-        return problems

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Literal, cast
+
 from memls import lifecycle, protocol
 from memls.engine.reads import Reads
 from memls.errors import InvalidInput
 from memls.scope import project_key
 from memls.store.unit import Tx
+
+
+Cause = Literal["approve", "reject", "restore", "feedback"]
 
 
 class Review(Reads):
@@ -16,8 +21,9 @@ class Review(Reads):
         tx.transitions.add(memory_id, old, new, cause, note, at, tx.front)
         tx.outbox.enqueue(memory_id, "meta", at)
         tx.audit("trust", memory_id, at, fromTrust=old, toTrust=new, cause=cause)
-        return protocol.TrustTransition(memory_id=memory_id, from_trust=old, to_trust=new,
-                                        cause=cause, note=note, at=at)
+        return protocol.TrustTransition(
+            memory_id=memory_id, from_trust=cast(protocol.Trust, old),
+            to_trust=cast(protocol.Trust, new), cause=cast(Cause, cause), note=note, at=at)
 
     def feedback(self, params: protocol.FeedbackParams) -> protocol.FeedbackResult:
         project = project_key(params.project)
@@ -38,7 +44,8 @@ class Review(Reads):
         self._kick()
         self._changed(project, "feedback", [row["id"]])
         return protocol.FeedbackResult(project=project, id=row["id"], signal=params.signal,
-                                       score=score, trust=target or row["trust"],
+                                       score=score, trust=cast(protocol.Trust,
+                                                               target or row["trust"]),
                                        transition=transition)
 
     def review(self, params: protocol.ReviewParams) -> protocol.ReviewResult:

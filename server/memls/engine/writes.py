@@ -93,8 +93,8 @@ class Writes(EngineCore):
             tx.outbox.enqueue(old["id"], "meta", now)
             tx.conflicts.close(old["id"], new["id"], "resolved", now, only_open=True)
             tx.audit("supersede", old["id"], now, by=new["id"], validUntil=until)
-            old_m, new_m = tx.records([tx.memories.fetch(old["id"]),
-                                       tx.memories.fetch(new["id"])])
+            old_m, new_m = tx.records([tx.memories.existing(old["id"]),
+                                       tx.memories.existing(new["id"])])
         self._kick()
         self._changed(project, "supersede", [old_m.id, new_m.id])
         return protocol.SupersedeResult(project=project, old=old_m, new=new_m)

@@ -45,7 +45,7 @@ class VectorIndex:
         self.directory = directory / CHROMA_DIR
         self.url = url
         self.model_tag = model_tag
-        self._client = None
+        self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
 

@@ -75,7 +75,7 @@ class Indexer:
             fresh = [current[i] for i in ids if i in current and "index" in ops[i]]
             meta = [current[i] for i in ids if i in current and "index" not in ops[i]]
             vectors = None
-            if self.index is not None:
+            if self.index is not None and self.embedder is not None:
                 self.index.delete(project, gone)
                 if fresh:
                     try:

@@ -72,7 +72,7 @@ class NoteSync(ServerBase):
                 log.warning("not indexing %s", exc)  # keep what was indexed before
                 return
         params = protocol.SyncNoteParams(uri=uri, text=text, project=folder.project,
-                                         default_type=notes.note_type(uri, folder.path))
+                                         default_type=notes.note_type(uri, folder.path))  # type: ignore[arg-type]
         try:
             await self.run("sync_note", params)
         except MemlsError as exc:

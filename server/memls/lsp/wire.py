@@ -42,13 +42,13 @@ def converter() -> Any:
 
 
 class MemlsProtocol(LanguageServerProtocol):
-    def get_message_type(self, method: str) -> Any:
+    def get_message_type(self, method: str) -> Any:  # type: ignore[override]
         if method in protocol.METHODS:
             return RawRequest
         return super().get_message_type(method)
 
     def handle_message(self, message: Any) -> Any:
-        server = self._server
+        server: Any = self._server
         method = getattr(message, "method", None)
         if (server.token is not None and not server.authenticated and method is not None
                 and method not in (types.INITIALIZE, types.EXIT)):

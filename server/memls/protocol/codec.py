@@ -28,7 +28,8 @@ def parse(kind: type[T], data: Any) -> T:
         if field is None:
             missing = re.search(r"missing required field `(\w+)`", message)
             unknown = re.search(r"unknown field `(\w+)`", message)
-            field = (missing or unknown).group(1) if (missing or unknown) else None
+            found = missing or unknown
+            field = found.group(1) if found else None
         if "matching regex '\\\\S'" in text:
             text = "must not be empty or white space"
         elif "Invalid enum value" in text and field is not None:

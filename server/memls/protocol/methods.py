@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from memls.protocol.conflicts import (
@@ -22,8 +24,8 @@ class Method(msgspec.Struct, frozen=True):
     """One memory/* request: the engine method behind it and its wire types."""
 
     engine: str
-    params: type
-    result: type
+    params: type[Any]
+    result: type[Any]
 
 
 METHODS: dict[str, Method] = {

@@ -78,83 +78,34 @@ class Retriever:
         return search(self, params, seen)
 
 
+Scored = tuple[float, float, dict[str, float], protocol.Memory]
+"""(fused score x boost, boost, the boost's factors, the memory)."""
+
+
 def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> protocol.QueryResult:
+    """Candidates -> fusion -> neighbours -> the final gate -> boosts and dedup -> the
+    cross-encoder over the adaptive head -> lift -> results that explain their scores."""
     started = time.perf_counter()
-    config, project = r.config, seen.projects[0]
     degraded: list[str] = []
-    n = max(config.candidates, params.k)
-    embedding = None
-    if r.index is not None and r.models is not None and params.mode != "lexical":
-        # the query embeds on the model pool while BM25 runs here (both release the GIL)
-        embedding = r.models.embedder.submit([config.query_prefix + params.query])
-    elif r.index is None:
-        degraded.append("vector search is switched off (settings: vectors = false)")
-    lex = r.lexical(seen, params.query, n)
-    vec: dict[str, float] = {}
-    if embedding is not None:
-        try:
-            vec = r.nearest(seen, embedding.result()[0], n)
-        except Exception as exc:  # degraded loudly: the result says why
-            degraded.append(f"vector search unavailable: {exc}")
+    lex, vec = _candidates(r, params, seen, degraded)
+    config = r.config
     if config.fusion == "rrf":
-        fused = fusion.rrf(sorted(lex, key=lex.get, reverse=True),
-                           sorted(vec, key=vec.get, reverse=True))
+        fused = fusion.rrf(sorted(lex, key=lambda i: lex[i], reverse=True),
+                           sorted(vec, key=lambda i: vec[i], reverse=True))
     else:
         fused = fusion.score_fusion(lex, vec, lexical_weight=config.lexical_weight)
     if not fused:
-        return protocol.QueryResult(project=project, results=[], degraded=degraded)
+        return protocol.QueryResult(project=seen.projects[0], results=[], degraded=degraded)
     if config.neighbours > 0:
         fused = neighbours(r.reads, seen, fused, config)
-
     # The final gate: fetch the candidates through the same hard filters.
-    memories = r.reads.visible(seen, list(fused))
-    now_us = timeutil.to_micros(seen.now)
-    scored = []
-    for m in memories:
-        factors = {"type": 1.0, "decay": 1.0, "feedback": 1.0}
-        if config.boosts:
-            factors = {
-                "type": boosts.type_weight(m.type),
-                "decay": boosts.decay(m.type, now_us - timeutil.to_micros(m.valid_from)),
-                "feedback": boosts.feedback(m.feedback_score),
-            }
-        boost = math.prod(factors.values())
-        scored.append((fused[m.id] * boost, boost, factors, m))
-    scored.sort(key=lambda item: (-item[0], item[3].id))
-
-    # Dedup: one result per canonical text (a superseded copy of the same words, say).
-    seen_hashes: set[str] = set()
-    unique = []
-    for item in scored:
-        if item[3].canonical_hash not in seen_hashes:
-            seen_hashes.add(item[3].canonical_hash)
-            unique.append(item)
-
-    depth = 0
-    if config.rerank and params.rerank is not False and params.mode != "lexical":
-        depth = config.interactive_depth if params.mode == "interactive" else config.rerank_depth
-        if params.rerank_depth is not None:
-            depth = params.rerank_depth
-    logits: list[float] | None = None
-    # adaptive depth: what scores far below the best cannot reach the head; not worth a pair
-    head = [item for item in unique[:depth] if item[0] >= config.rerank_relative * unique[0][0]]
-    if head and r.models is not None:
-        reranker = r.models.reranker
-        if reranker.enabled:
-            try:
-                logits = [float(x) for x in
-                          reranker.rerank(params.query, [item[3].content for item in head])]
-            except Exception as exc:
-                degraded.append(f"reranking unavailable: {exc}")
-        # switched off on purpose (MEMLS_RERANK=0, setting): not degraded, explain shows "fused"
-    elif head and r.models is None:
-        degraded.append("reranking unavailable: models are not loaded (vectors = false)")
-
-    results: list[protocol.QueryHit] = []
+    unique = _boosted(r.reads.visible(seen, list(fused)), fused, seen.now, config)
+    head = _head(unique, params, config)
+    logits = _rerank(r, params.query, head, degraded) if head else None
     lifted = _lift(head, logits, config) if logits else {}
-    ordered = _order(unique, logits, config, lifted)
-    for final, item, logit, reordered in ordered[: params.k]:
-        fused_score, boost, factors, m = item
+    results: list[protocol.QueryHit] = []
+    for final, item, logit, reordered in _order(unique, logits, config, lifted)[: params.k]:
+        _, _, factors, m = item
         explain = None
         if params.explain:
             explain = protocol.Explain(
@@ -169,8 +120,86 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
         fields = {f: getattr(m, f) for f in m.__struct_fields__}
         results.append(protocol.QueryHit(**fields, score=round(final, 6), explain=explain))
     took = (time.perf_counter() - started) * 1000
-    return protocol.QueryResult(project=project, results=results, degraded=degraded,
+    return protocol.QueryResult(project=seen.projects[0], results=results, degraded=degraded,
                                 took_ms=round(took, 3))
+
+
+def _candidates(r: Retriever, params: protocol.QueryParams, seen: Visibility,
+                degraded: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """BM25 and vector candidates; the query embeds on the model pool while BM25 runs here
+    (both release the GIL). A source that is off or failing is named in `degraded`."""
+    n = max(r.config.candidates, params.k)
+    embedding = None
+    if r.index is not None and r.models is not None and params.mode != "lexical":
+        embedding = r.models.embedder.submit([r.config.query_prefix + params.query])
+    elif r.index is None:
+        degraded.append("vector search is switched off (settings: vectors = false)")
+    lex = r.lexical(seen, params.query, n)
+    vec: dict[str, float] = {}
+    if embedding is not None:
+        try:
+            vec = r.nearest(seen, embedding.result()[0], n)
+        except Exception as exc:  # noqa: BLE001 - degraded loudly: the result says why
+            degraded.append(f"vector search unavailable: {exc}")
+    return lex, vec
+
+
+def _boosted(memories: list[protocol.Memory], fused: dict[str, float], now: str,
+             config: RetrievalConfig) -> list[Scored]:
+    """Type weight x decay x feedback on the fused score, best first, one result per
+    canonical text (a superseded copy of the same words, say)."""
+    now_us = timeutil.to_micros(now)
+    scored: list[Scored] = []
+    for m in memories:
+        factors = {"type": 1.0, "decay": 1.0, "feedback": 1.0}
+        if config.boosts:
+            factors = {
+                "type": boosts.type_weight(m.type),
+                "decay": boosts.decay(m.type, now_us - timeutil.to_micros(m.valid_from)),
+                "feedback": boosts.feedback(m.feedback_score),
+            }
+        boost = math.prod(factors.values())
+        scored.append((fused[m.id] * boost, boost, factors, m))
+    scored.sort(key=lambda item: (-item[0], item[3].id))
+    hashes: set[str] = set()
+    unique = []
+    for item in scored:
+        if item[3].canonical_hash not in hashes:
+            hashes.add(item[3].canonical_hash)
+            unique.append(item)
+    return unique
+
+
+def _head(unique: list[Scored], params: protocol.QueryParams,
+          config: RetrievalConfig) -> list[Scored]:
+    """What the cross-encoder re-scores: the configured depth for the mode (a request's
+    rerankDepth wins), and only what scores at least `rerank_relative` x the best (adaptive
+    depth: what scores far below the best cannot reach the head; not worth a pair)."""
+    depth = 0
+    if config.rerank and params.rerank is not False and params.mode != "lexical":
+        depth = config.interactive_depth if params.mode == "interactive" else config.rerank_depth
+        if params.rerank_depth is not None:
+            depth = params.rerank_depth
+    if not unique:
+        return []
+    return [item for item in unique[:depth] if item[0] >= config.rerank_relative * unique[0][0]]
+
+
+def _rerank(r: Retriever, query: str, head: list[Scored],
+            degraded: list[str]) -> list[float] | None:
+    """Cross-encoder logits for the head; None when switched off (not degraded: explain
+    shows "fused") or unavailable (degraded, named)."""
+    if r.models is None:
+        degraded.append("reranking unavailable: models are not loaded (vectors = false)")
+        return None
+    reranker = r.models.reranker
+    if not reranker.enabled:
+        return None
+    try:
+        return [float(x) for x in reranker.rerank(query, [item[3].content for item in head])]
+    except Exception as exc:  # noqa: BLE001 - degraded loudly: the result says why
+        degraded.append(f"reranking unavailable: {exc}")
+        return None
 
 
 def _start(source_range: str | None) -> int | None:

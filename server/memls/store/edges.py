@@ -57,6 +57,12 @@ class Conflicts(Repository):
         return self._one("SELECT * FROM edges WHERE kind = 'contradicts' AND src = :a "
                          "AND dst = :b AND project = :project", a=a, b=b)
 
+    def existing_pair(self, a: str, b: str) -> sqlite3.Row:
+        row = self.pair(a, b)
+        if row is None:
+            raise LookupError(f"no contradiction {a} -> {b} inside its own transaction")
+        return row
+
     def exists(self, a: str, b: str) -> bool:
         return self.pair(a, b) is not None or self.pair(b, a) is not None
 

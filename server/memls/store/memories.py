@@ -52,6 +52,13 @@ class Memories(Repository):
         return self._one(f"SELECT {COLUMNS} FROM memories m WHERE m.id = :id "
                          "AND m.project = :project", id=memory_id)
 
+    def existing(self, memory_id: str) -> sqlite3.Row:
+        """The row of a memory known to exist in this transaction (LookupError otherwise)."""
+        row = self.fetch(memory_id)
+        if row is None:
+            raise LookupError(f"memory {memory_id} vanished inside its own transaction")
+        return row
+
     def fetch_many(self, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
         rows = self._all(f"SELECT {COLUMNS} FROM {AMONG} WHERE m.project = :project",
                          among=among(ids))
