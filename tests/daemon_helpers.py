@@ -57,8 +57,10 @@ with open(out, "w") as f:
     json.dump(ids, f)
 """
 
-WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
-         "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split()
+WORDS = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
+    "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu"
+).split()
 
 
 def texts(who: str, n: int) -> list[str]:
@@ -102,17 +104,33 @@ class Procs:
     def spawn(self, script: str, *args: str, name: str) -> subprocess.Popen:
         log = self.tmp_path / f"{name}.log"
         with open(log, "wb") as out:
-            proc = subprocess.Popen([sys.executable, "-c", script, *args], stdout=out,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
-                                    cwd=self.tmp_path)
+            proc = subprocess.Popen(
+                [sys.executable, "-c", script, *args],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.PIPE,
+                cwd=self.tmp_path,
+            )
         self.started.append((proc, log))
         return proc
 
-    def owner(self, data: Path, *, serve: bool = True, store: list[str] | None = None,
-              hold: float | None = None, name: str = "owner") -> tuple[subprocess.Popen, Path]:
+    def owner(
+        self,
+        data: Path,
+        *,
+        serve: bool = True,
+        store: list[str] | None = None,
+        hold: float | None = None,
+        name: str = "owner",
+    ) -> tuple[subprocess.Popen, Path]:
         ready = self.tmp_path / f"{name}.ready"
-        args = [str(data), str(ready), str(len(store or [])), "serve" if serve else "local",
-                json.dumps(store or [])]
+        args = [
+            str(data),
+            str(ready),
+            str(len(store or [])),
+            "serve" if serve else "local",
+            json.dumps(store or []),
+        ]
         if hold is not None:
             args.append(str(hold))
         proc = self.spawn(OWNER, *args, name=name)
@@ -127,8 +145,7 @@ class Procs:
             proc.stdin.flush()
 
     def logs(self) -> str:
-        return "\n".join(log.read_text(errors="replace") for _, log in self.started
-                         if log.exists())
+        return "\n".join(log.read_text(errors="replace") for _, log in self.started if log.exists())
 
     def close(self) -> None:
         for proc, _ in self.started:

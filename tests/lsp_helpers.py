@@ -12,10 +12,10 @@ from typing import Any
 
 # What the server sends when something it knows changed: a test waits for one of these, then
 # looks again (never a sleep between looks).
-CHANGED = "memory/changed"                        # memories written (stored, synced, forgotten)
-CONFLICTS = "memory/conflicts"                    # the contradiction check found pairs
-DIAGNOSTICS = "textDocument/publishDiagnostics"   # what an editor shows on a note
-PROGRESS = "$/progress"                           # work-done progress (begin, report, end)
+CHANGED = "memory/changed"  # memories written (stored, synced, forgotten)
+CONFLICTS = "memory/conflicts"  # the contradiction check found pairs
+DIAGNOSTICS = "textDocument/publishDiagnostics"  # what an editor shows on a note
+PROGRESS = "$/progress"  # work-done progress (begin, report, end)
 
 EDITORS = ["visual-studio-code", "neovim"]
 AGENTS = """# Agent notes
@@ -42,9 +42,15 @@ async def call(client, method, **params):
     return plain(await client.protocol.send_request_async(method, params))
 
 
-async def wait_until(client, method: str, read: Callable[[], Any],
-                     check: Callable[[Any], Any] = bool, *, what: str,
-                     timeout: float = 60.0) -> Any:
+async def wait_until(
+    client,
+    method: str,
+    read: Callable[[], Any],
+    check: Callable[[Any], Any] = bool,
+    *,
+    what: str,
+    timeout: float = 60.0,
+) -> Any:
     """Read (`read()`, plain or async) until `check` accepts the value, and between reads wait
     for the server's next `method` notification: the event that can change the answer.
 
@@ -63,8 +69,9 @@ async def wait_until(client, method: str, read: Callable[[], Any],
                     return value
                 await asyncio.wrap_future(event)
     except TimeoutError:
-        raise AssertionError(f"no {method} made {what} true within {timeout} s; "
-                             f"last: {value!r}") from None
+        raise AssertionError(
+            f"no {method} made {what} true within {timeout} s; last: {value!r}"
+        ) from None
 
 
 def project_of(client) -> str:
@@ -80,8 +87,13 @@ async def note_units(client) -> dict[str, dict]:
 
 async def notes_indexed(client) -> dict[str, dict]:
     """Once the workspace's notes are indexed (each note synced is a `memory/changed`)."""
-    return await wait_until(client, CHANGED, lambda: note_units(client),
-                            lambda units: len(units) == NOTE_UNITS, what="initial indexing")
+    return await wait_until(
+        client,
+        CHANGED,
+        lambda: note_units(client),
+        lambda units: len(units) == NOTE_UNITS,
+        what="initial indexing",
+    )
 
 
 def free_port() -> int:
@@ -91,8 +103,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, timeout: float = 60.0,
-                  proc: subprocess.Popen | None = None) -> bool:
+def wait_for_port(port: int, timeout: float = 60.0, proc: subprocess.Popen | None = None) -> bool:
     """True once something accepts connections on 127.0.0.1:port (False after timeout, or at
     once if `proc` exits first).
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import tempfile
 import threading
 import unicodedata
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import strategies as st
 
@@ -25,7 +25,7 @@ from memls import timeutil
 from memls.engine import Engine
 from memls.scope import USER_PROJECT
 
-BASE = datetime(2025, 1, 1, tzinfo=timezone.utc)
+BASE = datetime(2025, 1, 1, tzinfo=UTC)
 VISIBLE = ("candidate", "verified")
 TRUST_STATES = ("candidate", "verified", "flagged", "rejected")
 
@@ -71,8 +71,9 @@ class Fresh:
         self._tmp = tempfile.TemporaryDirectory(prefix="memls-prop-")
         self.clock = FakeClock()
         # Lexical-only unless a shared model runtime is given (never load models per example).
-        self.engine = Engine.open(self._tmp.name, front=front, clock=self.clock,
-                                  vectors=models is not None, models=models)
+        self.engine = Engine.open(
+            self._tmp.name, front=front, clock=self.clock, vectors=models is not None, models=models
+        )
 
     def close(self) -> None:
         try:
@@ -117,8 +118,10 @@ NAME_FAMILIES: list[list[str]] = [
     ["cafe"],  # without the accent: different
     ["\u00c5ngstr\u00f6m", "A\u030angstro\u0308m", "\u212bngstr\u00f6m"],  # incl. ANGSTROM SIGN
     ["\ud55c\uad6d\uc5b4", "\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165"],  # Hangul NFD
-    ["\u65e5\u672c\u8a9e/\u30d7\u30ed\u30b8\u30a7\u30af\u30c8",
-     " \u65e5\u672c\u8a9e/\u30d7\u30ed\u30b8\u30a7\u30af\u30c8"],
+    [
+        "\u65e5\u672c\u8a9e/\u30d7\u30ed\u30b8\u30a7\u30af\u30c8",
+        " \u65e5\u672c\u8a9e/\u30d7\u30ed\u30b8\u30a7\u30af\u30c8",
+    ],
     ["alpha/beta", "alpha/beta\r\n"],
 ]
 USER_FAMILY = [USER_PROJECT, " " + USER_PROJECT, USER_PROJECT + "\n"]

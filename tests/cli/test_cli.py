@@ -38,8 +38,17 @@ def test_version_and_help(run):
 
 
 def test_missing_project_is_one_line_exit_2_and_changes_nothing(run, tmp_path):
-    for args in (["store", "x"], ["query", "x"], ["list"], ["stats"], ["forgotten"],
-                 ["export"], ["get", "m_1"], ["review", "list"], ["maintain"]):
+    for args in (
+        ["store", "x"],
+        ["query", "x"],
+        ["list"],
+        ["stats"],
+        ["forgotten"],
+        ["export"],
+        ["get", "m_1"],
+        ["review", "list"],
+        ["maintain"],
+    ):
         code, out, err = run(*args)
         assert code == 2, args
         assert err.count("\n") == 1 and "--project" in err, (args, err)
@@ -49,8 +58,7 @@ def test_missing_project_is_one_line_exit_2_and_changes_nothing(run, tmp_path):
 
 
 def test_store_query_get_list_json(run):
-    stored = js(run, "store", "--project", "web", "--type", "decision",
-                "We deploy with Kubernetes")
+    stored = js(run, "store", "--project", "web", "--type", "decision", "We deploy with Kubernetes")
     assert stored["created"] and stored["id"].startswith("m_")
     dup = js(run, "store", "-p", "web", "we deploy with kubernetes")
     assert dup["duplicate"] and dup["id"] == stored["id"]
@@ -93,8 +101,10 @@ def test_lifecycle_through_the_cli(run, tmp_path):
         fb = js(run, "feedback", new, "outdated", "-p", "w", "--query", "package manager")
     assert fb["trust"] == "flagged" and fb["score"] == -4
     assert [m["id"] for m in js(run, "review", "list", "-p", "w")["memories"]] == [new]
-    assert js(run, "review", "approve", new, "-p", "w", "--note", "fine")["transition"][
-        "toTrust"] == "verified"
+    assert (
+        js(run, "review", "approve", new, "-p", "w", "--note", "fine")["transition"]["toTrust"]
+        == "verified"
+    )
     code, _, err = run("review", "approve", new, "-p", "w")
     assert code == 1 and "already verified" in err
     js(run, "forget", new, "-p", "w", "--reason", "user_deleted")
@@ -126,11 +136,17 @@ def test_installed_entry_points(tmp_path):
     env = {"MEMLS_DATA_DIR": str(tmp_path / "d"), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == f"memls {__version__}"
-    out = subprocess.run([sys.executable, "-m", "memls", "store", "-p", "x", "hello", "--json"],
-                         capture_output=True, text=True, timeout=60, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "memls", "store", "-p", "x", "hello", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert out.returncode == 0 and json.loads(out.stdout)["created"]
-    out = subprocess.run([str(exe), "store", "hello"], capture_output=True, text=True,
-                         timeout=60, env=env)
+    out = subprocess.run(
+        [str(exe), "store", "hello"], capture_output=True, text=True, timeout=60, env=env
+    )
     assert out.returncode == 2 and out.stderr.strip().startswith("memls: error: --project")
 
 

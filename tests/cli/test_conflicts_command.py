@@ -12,14 +12,24 @@ PNPM = "We switched from yarn to pnpm for package management"
 
 def test_cli_pair_verdict_store_wait_and_resolve(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("MEMLS_DATA_DIR", str(tmp_path / "data"))
-    assert main(["conflicts", "The API listens on port 8080", "The API listens on port 9090",
-                 "--json"]) == 0
+    assert (
+        main(
+            ["conflicts", "The API listens on port 8080", "The API listens on port 9090", "--json"]
+        )
+        == 0
+    )
     verdict = json.loads(capsys.readouterr().out)
     assert set(verdict) >= {"contradiction", "confidence", "signals", "similarity"}
     assert verdict["contradiction"] and verdict["signals"][0]["kind"] == "value_change"
     assert not (tmp_path / "data").exists()  # scoring a pair touches no store
-    main(["conflicts", "We do not use Redis for sessions",
-          "We use Postgres for sessions and Redis for rate limiting", "--json"])
+    main(
+        [
+            "conflicts",
+            "We do not use Redis for sessions",
+            "We use Postgres for sessions and Redis for rate limiting",
+            "--json",
+        ]
+    )
     assert json.loads(capsys.readouterr().out)["contradiction"] is False
     main(["store", "-p", "w", YARN, "--json"])
     old = json.loads(capsys.readouterr().out)["id"]

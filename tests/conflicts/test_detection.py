@@ -24,8 +24,13 @@ def open_conflicts(engine, project="alpha", **kw):
 def any_engine(request, tmp_path, clock, models):
     """Detection with the models (cosine gate, Chroma candidates) and without (BM25, Jaccard)."""
     vectors = request.param == "vectors"
-    with Engine.open(tmp_path / "d", front="test", clock=clock, vectors=vectors,
-                     models=models if vectors else None) as engine:
+    with Engine.open(
+        tmp_path / "d",
+        front="test",
+        clock=clock,
+        vectors=vectors,
+        models=models if vectors else None,
+    ) as engine:
         yield engine
 
 
@@ -40,13 +45,12 @@ def test_a_contradiction_is_recorded_both_ways_with_its_signals(any_engine):
     assert c.confidence >= 0.5 and c.signals and all(s.triggers for s in c.signals)
     assert c.proposal == "supersede"  # "switched from ... to": an update marker
     assert c.similarity_source == ("cosine" if e.vectors_enabled else "lexical")
-    edges = e.db.read("SELECT src, dst, status FROM edges WHERE kind = 'contradicts' "
-                      "ORDER BY src")
+    edges = e.db.read("SELECT src, dst, status FROM edges WHERE kind = 'contradicts' ORDER BY src")
     assert sorted((r["src"], r["dst"]) for r in edges) == sorted(
-        [(new.id, old.id), (old.id, new.id)])
+        [(new.id, old.id), (old.id, new.id)]
+    )
     assert {r["status"] for r in edges} == {"open"}
-    assert [(x.newer.id, x.older.id) for x in open_conflicts(e, id=old.id)] == [
-        (new.id, old.id)]
+    assert [(x.newer.id, x.older.id) for x in open_conflicts(e, id=old.id)] == [(new.id, old.id)]
     ops = [a.op for a in e.audit(p.AuditParams(project="alpha", id=new.id)).entries]
     assert "conflict_detected" in ops
 
@@ -81,8 +85,11 @@ def test_dismissing_a_pair_remembers_it_by_content(vengine):
     new = store(vengine, "Light theme uses a black background")
     vengine.flush()
     [c] = open_conflicts(vengine)
-    r = vengine.resolve(p.ResolveParams(a=new.id, b=old.id, action="dismiss", project="alpha",
-                                        note="the designers want both"))
+    r = vengine.resolve(
+        p.ResolveParams(
+            a=new.id, b=old.id, action="dismiss", project="alpha", note="the designers want both"
+        )
+    )
     assert r.conflict.status == "dismissed" and open_conflicts(vengine) == []
     assert [x.status for x in open_conflicts(vengine, status="dismissed")] == ["dismissed"]
     # the same statement stored again (new id) is not raised again
@@ -91,16 +98,14 @@ def test_dismissing_a_pair_remembers_it_by_content(vengine):
     vengine.flush()
     assert again.id != new.id and open_conflicts(vengine) == []
     with pytest.raises(NotFound):
-        vengine.resolve(p.ResolveParams(a=again.id, b=old.id, action="dismiss",
-                                        project="alpha"))
+        vengine.resolve(p.ResolveParams(a=again.id, b=old.id, action="dismiss", project="alpha"))
 
 
 def test_resolving_by_supersession_and_by_the_supersede_verb(vengine):
     old = store(vengine, YARN, validFrom="2024-01-01")
     new = store(vengine, PNPM, validFrom="2024-03-01")
     vengine.flush()
-    r = vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede",
-                                        project="alpha"))
+    r = vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede", project="alpha"))
     assert r.conflict.status == "resolved"
     got = vengine.get(p.GetParams(id=old.id, project="alpha"))
     assert got.status == "superseded" and got.superseded_by == [new.id]
@@ -111,7 +116,9 @@ def test_resolving_by_supersession_and_by_the_supersede_verb(vengine):
     vengine.supersede(p.SupersedeParams(old=a.id, by=b.id, project="alpha"))
     assert open_conflicts(vengine) == []
     assert [c.status for c in open_conflicts(vengine, status="resolved")] == [
-        "resolved", "resolved"]
+        "resolved",
+        "resolved",
+    ]
 
 
 def test_changes_are_announced_after_commit_and_never_for_a_rollback(vengine, monkeypatch):
@@ -128,8 +135,9 @@ def test_changes_are_announced_after_commit_and_never_for_a_rollback(vengine, mo
         if method != "memory/changed":
             return
         with sqlite3.connect(vengine.db.path) as own:  # sees committed state only
-            (status,) = own.execute("SELECT status FROM memories WHERE id = ?",
-                                    (old.id,)).fetchone()
+            (status,) = own.execute(
+                "SELECT status FROM memories WHERE id = ?", (old.id,)
+            ).fetchone()
         seen.append((payload.op, status))
 
     vengine.listeners.append(listener)
@@ -139,8 +147,7 @@ def test_changes_are_announced_after_commit_and_never_for_a_rollback(vengine, mo
 
     monkeypatch.setattr(Conflicts, "close", fails)  # fails after the nested supersede
     with pytest.raises(RuntimeError):
-        vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede",
-                                        project="alpha"))
+        vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede", project="alpha"))
     assert seen == []  # rolled back: nothing happened, nothing announced
     assert vengine.get(p.GetParams(id=old.id, project="alpha")).status == "active"
     monkeypatch.undo()

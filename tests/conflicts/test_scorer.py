@@ -11,22 +11,36 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memls.conflicts import Signal, Verdict, score_pair
-from memls.conflicts import lexicon, scorer
+from memls.conflicts import Signal, Verdict, lexicon, score_pair, scorer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "conflict_pairs.jsonl"
 LESSONS_NEW = "We do not use Redis for sessions."
 LESSONS_OLD = "We use Postgres for sessions and Redis for rate limiting."
 
 CONTRA_CATEGORIES = {
-    "contra/negation", "contra/antonym", "contra/version", "contra/port", "contra/size",
-    "contra/duration", "contra/count", "contra/tool", "contra/person", "contra/place",
+    "contra/negation",
+    "contra/antonym",
+    "contra/version",
+    "contra/port",
+    "contra/size",
+    "contra/duration",
+    "contra/count",
+    "contra/tool",
+    "contra/person",
+    "contra/place",
     "contra/override",
 }
 COMPAT_CATEGORIES = {
-    "compat/lessons_fp", "compat/antonym_other_context", "compat/other_scope_value",
-    "compat/choice_other_slot", "compat/paraphrase", "compat/additive", "compat/past_tense",
-    "compat/shared_vocabulary", "compat/negation_other_subject", "compat/unrelated",
+    "compat/lessons_fp",
+    "compat/antonym_other_context",
+    "compat/other_scope_value",
+    "compat/choice_other_slot",
+    "compat/paraphrase",
+    "compat/additive",
+    "compat/past_tense",
+    "compat/shared_vocabulary",
+    "compat/negation_other_subject",
+    "compat/unrelated",
 }
 
 
@@ -51,31 +65,79 @@ def signal(verdict: Verdict, kind: str) -> Signal:
 @pytest.mark.parametrize(
     ("kind", "new", "existing", "triggers"),
     [
-        ("negation", "The staging environment does not use feature flags.",
-         "The staging environment uses feature flags.", {"not"}),
-        ("negation", "We don't use Docker for local development.",
-         "We use Docker for local development.", {"don't"}),
-        ("antonym", "Telemetry is disabled by default.", "Telemetry is enabled by default.",
-         {"disabled", "enabled"}),
-        ("antonym", "Debug logging is off in production.", "Debug logging is on in production.",
-         {"off", "on"}),
-        ("value_change", "The API server listens on port 8000.",
-         "The API server listens on port 8080.", {"8000", "8080"}),
-        ("value_change", "Access tokens expire after 15 minutes.",
-         "Access tokens expire after 1 hour.", {"15 minutes", "1 hour"}),
-        ("value_change", "The backend runs on Python 3.12.", "The backend runs on Python 3.11.",
-         {"3.12", "3.11"}),
-        ("value_change", "The max upload size is 50 MB.", "The max upload size is 10 MB.",
-         {"50 mb", "10 mb"}),
-        ("choice_change", "Use pnpm for installing packages.", "Use yarn for installing packages.",
-         {"pnpm", "yarn"}),
+        (
+            "negation",
+            "The staging environment does not use feature flags.",
+            "The staging environment uses feature flags.",
+            {"not"},
+        ),
+        (
+            "negation",
+            "We don't use Docker for local development.",
+            "We use Docker for local development.",
+            {"don't"},
+        ),
+        (
+            "antonym",
+            "Telemetry is disabled by default.",
+            "Telemetry is enabled by default.",
+            {"disabled", "enabled"},
+        ),
+        (
+            "antonym",
+            "Debug logging is off in production.",
+            "Debug logging is on in production.",
+            {"off", "on"},
+        ),
+        (
+            "value_change",
+            "The API server listens on port 8000.",
+            "The API server listens on port 8080.",
+            {"8000", "8080"},
+        ),
+        (
+            "value_change",
+            "Access tokens expire after 15 minutes.",
+            "Access tokens expire after 1 hour.",
+            {"15 minutes", "1 hour"},
+        ),
+        (
+            "value_change",
+            "The backend runs on Python 3.12.",
+            "The backend runs on Python 3.11.",
+            {"3.12", "3.11"},
+        ),
+        (
+            "value_change",
+            "The max upload size is 50 MB.",
+            "The max upload size is 10 MB.",
+            {"50 mb", "10 mb"},
+        ),
+        (
+            "choice_change",
+            "Use pnpm for installing packages.",
+            "Use yarn for installing packages.",
+            {"pnpm", "yarn"},
+        ),
         ("choice_change", "Bob now owns billing.", "Alice owns billing.", {"bob", "alice"}),
-        ("choice_change", "Production is deployed to eu-west-1.",
-         "Production is deployed to us-east-1.", {"eu-west-1", "us-east-1"}),
-        ("temporal_override", "We switched from Jest to Vitest for unit tests.",
-         "Unit tests are written with Jest.", {"switched", "jest"}),
-        ("temporal_override", "We no longer use Celery; background jobs run on Dramatiq.",
-         "Background jobs run on Celery.", {"no longer", "celery"}),
+        (
+            "choice_change",
+            "Production is deployed to eu-west-1.",
+            "Production is deployed to us-east-1.",
+            {"eu-west-1", "us-east-1"},
+        ),
+        (
+            "temporal_override",
+            "We switched from Jest to Vitest for unit tests.",
+            "Unit tests are written with Jest.",
+            {"switched", "jest"},
+        ),
+        (
+            "temporal_override",
+            "We no longer use Celery; background jobs run on Dramatiq.",
+            "Background jobs run on Celery.",
+            {"no longer", "celery"},
+        ),
     ],
 )
 def test_each_signal_fires_and_names_its_trigger_words(kind, new, existing, triggers):
@@ -115,8 +177,10 @@ def test_lessons_false_positive_is_compatible(new, existing):
 @pytest.mark.parametrize(
     ("new", "existing"),
     [
-        ("In the light theme, the background is white.",
-         "In the dark theme, the background is black."),
+        (
+            "In the light theme, the background is white.",
+            "In the dark theme, the background is black.",
+        ),
         ("The API listens on port 8080.", "The admin dashboard listens on port 9000."),
         ("Telemetry is enabled in staging.", "Telemetry is disabled in production."),
         ("We stopped using Jenkins in 2021.", "We use GitHub Actions for CI."),
@@ -148,8 +212,10 @@ def test_gate_blocks_a_strong_signal_on_an_unrelated_pair_lexically():
 @pytest.mark.parametrize(("kind", "low"), [("cosine", 0.45), ("probability", 0.05)])
 def test_gate_blocks_a_strong_signal_when_the_model_says_unrelated(kind, low):
     verdict = score_pair(
-        "The API server listens on port 8000.", "The API server listens on port 8080.",
-        similarity=low, similarity_kind=kind,
+        "The API server listens on port 8000.",
+        "The API server listens on port 8080.",
+        similarity=low,
+        similarity_kind=kind,
     )
     assert "value_change" in kinds(verdict)
     assert verdict.similarity_source == kind
@@ -164,8 +230,10 @@ def test_one_strong_signal_on_one_candidate_fires_at_the_gate_minimum(kind, mini
     """No batch normalisation: one candidate, one signal, an absolute similarity at the
     minimum of its kind is enough (OMEGA could never fire with a single candidate)."""
     verdict = score_pair(
-        "Use pnpm for installing packages.", "Use yarn for installing packages.",
-        similarity=minimum, similarity_kind=kind,
+        "Use pnpm for installing packages.",
+        "Use yarn for installing packages.",
+        similarity=minimum,
+        similarity_kind=kind,
     )
     assert [s.kind for s in verdict.signals] == ["choice_change"]
     assert verdict.contradiction
@@ -174,8 +242,10 @@ def test_one_strong_signal_on_one_candidate_fires_at_the_gate_minimum(kind, mini
 
 def test_confidence_grows_with_similarity_and_is_absolute():
     pair = ("Bob now owns billing.", "Alice owns billing.")
-    at = [score_pair(*pair, similarity=s, similarity_kind="cosine").confidence
-          for s in (0.5, 0.7, 0.8, 0.9, 1.0)]
+    at = [
+        score_pair(*pair, similarity=s, similarity_kind="cosine").confidence
+        for s in (0.5, 0.7, 0.8, 0.9, 1.0)
+    ]
     assert at == sorted(at)
     assert at[0] == 0.0
     # The same pair with the same similarity scores the same whatever else was scored before.
@@ -202,8 +272,10 @@ def test_there_are_at_least_twenty_antonym_pairs():
 @pytest.mark.parametrize(("left", "right"), lexicon.ANTONYM_PAIRS)
 def test_antonym_pairs_work_both_ways(left, right):
     for x, y in ((left, right), (right, left)):
-        verdict = score_pair(f"The widget mode is {x} for the billing page.",
-                             f"The widget mode is {y} for the billing page.")
+        verdict = score_pair(
+            f"The widget mode is {x} for the billing page.",
+            f"The widget mode is {y} for the billing page.",
+        )
         assert verdict.contradiction, (x, y)
         assert {x, y} <= set(signal(verdict, "antonym").triggers)
 
@@ -228,8 +300,14 @@ def test_same_input_same_output():
 def test_verdict_serialises_in_camel_case():
     verdict = score_pair("Bob now owns billing.", "Alice owns billing.")
     data = msgspec.json.decode(msgspec.json.encode(verdict))
-    assert set(data) == {"contradiction", "confidence", "signals", "similarity",
-                         "similaritySource", "updateMarker"}
+    assert set(data) == {
+        "contradiction",
+        "confidence",
+        "signals",
+        "similarity",
+        "similaritySource",
+        "updateMarker",
+    }
     assert set(data["signals"][0]) == {"kind", "weight", "triggers"}
 
 
@@ -277,8 +355,9 @@ def test_labelled_set_shape():
         row["new"] == LESSONS_NEW and row["existing"] == LESSONS_OLD and not row["contradiction"]
         for row in pairs
     )
-    markers = [score_pair(r["new"], r["existing"]).update_marker
-               for r in pairs if r["contradiction"]]
+    markers = [
+        score_pair(r["new"], r["existing"]).update_marker for r in pairs if r["contradiction"]
+    ]
     assert markers.count(True) >= 10 and markers.count(False) >= 10
 
 

@@ -17,7 +17,12 @@ from daemon_helpers import CLIENT, Procs, make_data, stop, texts, wait_for
 from memls import protocol as p
 from memls.cli import main
 from memls.daemon import (
-    LocalEngine, OwnerExited, RemoteEngine, open_engine, reconnect, socket_path,
+    LocalEngine,
+    OwnerExited,
+    RemoteEngine,
+    open_engine,
+    reconnect,
+    socket_path,
 )
 from memls.engine import Engine
 from memls.errors import InvalidInput, MemlsError, NotFound, Refused, StoreError
@@ -32,11 +37,13 @@ def test_remote_round_trip_errors_and_a_second_owner_attempt(tmp_path, procs, mo
     with open_engine(data, front="test", wait_seconds=5) as remote:
         assert isinstance(remote, RemoteEngine) and not isinstance(remote, Engine)
         assert remote.owner_pid == owner.pid
-        stored = remote.store(p.StoreParams(text="We deploy with Kubernetes", project="web",
-                                            type="decision"))
+        stored = remote.store(
+            p.StoreParams(text="We deploy with Kubernetes", project="web", type="decision")
+        )
         assert isinstance(stored, p.StoreResult) and stored.created
-        assert remote.store(p.StoreParams(text="we deploy with kubernetes",
-                                          project="web")).duplicate
+        assert remote.store(
+            p.StoreParams(text="we deploy with kubernetes", project="web")
+        ).duplicate
         hits = remote.query(p.QueryParams(query="how do we deploy", project="web"))
         assert isinstance(hits, p.QueryResult) and [h.id for h in hits.results] == [stored.id]
         got = remote.get(p.GetParams(id=stored.id, project="web"))
@@ -110,8 +117,9 @@ def test_two_clients_and_the_owner_store_concurrently_with_vectors(tmp_path, pro
     clients = []
     for who in ("one", "two"):
         out = tmp_path / f"{who}.json"
-        proc = procs.spawn(CLIENT, str(data), str(out), json.dumps(texts(who, n)),
-                           name=f"client-{who}")
+        proc = procs.spawn(
+            CLIENT, str(data), str(out), json.dumps(texts(who, n)), name=f"client-{who}"
+        )
         clients.append((proc, out))
     for proc, out in clients:  # both clients are connected before the start signal
         assert wait_for(Path(str(out) + ".connected"), proc=proc) == "connected"
@@ -190,7 +198,9 @@ def test_kill_9_the_owner_then_take_over_with_every_acknowledged_memory(tmp_path
             "e = open_engine(sys.argv[1], front='cli', wait_seconds=10)\n"
             "assert isinstance(e, RemoteEngine)\n"
             "print(e.owner_pid, e.stats(p.StatsParams(project='k')).memories)\n",
-            str(data), name="after")
+            str(data),
+            name="after",
+        )
         assert client.wait(timeout=60) == 0, procs.logs()
         pid, count = (tmp_path / "after.log").read_text().split()
         assert int(pid) == os.getpid() and int(count) == len(ids)

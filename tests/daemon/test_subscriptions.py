@@ -46,8 +46,11 @@ def test_a_scoped_subscription_receives_only_its_projects(tmp_path, procs):
     data = make_data(tmp_path)
     procs.owner(data)
     scoped, everything = Heard(), Heard()
-    with open_engine(data, front="lsp") as window, open_engine(data, front="agent") as agent, \
-            open_engine(data, front="cli") as writer:
+    with (
+        open_engine(data, front="lsp") as window,
+        open_engine(data, front="agent") as agent,
+        open_engine(data, front="cli") as writer,
+    ):
         window.subscribed_projects = frozenset({" alpha"})  # keys are normalised by the owner
         window.listeners.append(scoped)
         agent.listeners.append(everything)

@@ -4,17 +4,16 @@ supersession chain that links versions, against a model of every memory's interv
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memls import protocol
 from engine_helpers import count_rows, ids, query, store
+from memls import protocol
 from memls.errors import InvalidInput, NotFound, Refused
 from property_helpers import Fresh, ts
-
 
 WORD = "kubernetes"  # shared by every chain version (and some unrelated memories)
 
@@ -54,19 +53,24 @@ def _around(moments) -> list[str]:
     return sorted(out)
 
 
-VALID_BASE = datetime(2020, 1, 1, tzinfo=timezone.utc)  # before the fake clock starts
+VALID_BASE = datetime(2020, 1, 1, tzinfo=UTC)  # before the fake clock starts
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(
     data=st.data(),
     gaps=st.lists(st.integers(min_value=1, max_value=10**8), min_size=1, max_size=6),
     start=st.integers(min_value=0, max_value=10**8),
     unrelated=st.lists(
-        st.tuples(st.integers(min_value=0, max_value=4 * 10**8),
-                  st.one_of(st.none(), st.integers(min_value=0, max_value=10**8)),
-                  st.booleans()),
+        st.tuples(
+            st.integers(min_value=0, max_value=4 * 10**8),
+            st.one_of(st.none(), st.integers(min_value=0, max_value=10**8)),
+            st.booleans(),
+        ),
         max_size=4,
     ),
 )
@@ -86,10 +90,17 @@ def test_point_in_time(data, gaps, start, unrelated) -> None:
         eng, clock = fx.engine, fx.clock
 
         def store(text, valid_from, valid_until=None):
-            res = eng.store(protocol.parse(protocol.StoreParams, {
-                "text": text, "project": project, "validFrom": valid_from,
-                **({"validUntil": valid_until} if valid_until else {}),
-            }))
+            res = eng.store(
+                protocol.parse(
+                    protocol.StoreParams,
+                    {
+                        "text": text,
+                        "project": project,
+                        "validFrom": valid_from,
+                        **({"validUntil": valid_until} if valid_until else {}),
+                    },
+                )
+            )
             assert res.created
             assert res.memory.recorded_at == clock.last
             assert res.memory.valid_from == valid_from
@@ -102,8 +113,11 @@ def test_point_in_time(data, gaps, start, unrelated) -> None:
         pending_unrelated = list(range(len(unrelated)))
         while pending_store or next_supersede < n - 1 or pending_unrelated:
             choices = [("store", i) for i in pending_store]
-            if next_supersede < n - 1 and chain_ids[next_supersede] is not None \
-                    and chain_ids[next_supersede + 1] is not None:
+            if (
+                next_supersede < n - 1
+                and chain_ids[next_supersede] is not None
+                and chain_ids[next_supersede + 1] is not None
+            ):
                 choices.append(("supersede", next_supersede))
             choices += [("unrelated", j) for j in pending_unrelated[:1]]
             kind, i = data.draw(st.sampled_from(choices), label="event")
@@ -134,8 +148,12 @@ def test_point_in_time(data, gaps, start, unrelated) -> None:
         eng.store(protocol.StoreParams(text=f"{WORD} fact version 1", project="pit2"))
 
         def run(**extra) -> set[str]:
-            res = eng.query(protocol.parse(protocol.QueryParams, {
-                "query": f"{WORD} fact", "project": project, "k": 1000, **extra}))
+            res = eng.query(
+                protocol.parse(
+                    protocol.QueryParams,
+                    {"query": f"{WORD} fact", "project": project, "k": 1000, **extra},
+                )
+            )
             assert all(h.project == project for h in res.results)
             return {h.id for h in res.results}
 
@@ -144,8 +162,10 @@ def test_point_in_time(data, gaps, start, unrelated) -> None:
         chain = [model[i] for i in chain_ids]
 
         # valid time: every boundary, each side of it, between, before all, after all.
-        valid_moments = _around([m.valid_from for m in model.values()]
-                                + [m.valid_until for m in model.values() if m.valid_until])
+        valid_moments = _around(
+            [m.valid_from for m in model.values()]
+            + [m.valid_until for m in model.values() if m.valid_until]
+        )
         for t in valid_moments:
             got = run(validAt=t)
             assert got == {m.id for m in relevant if m.valid_at(t)}, t
@@ -161,12 +181,13 @@ def test_point_in_time(data, gaps, start, unrelated) -> None:
         now = clock.peek()
         got = run()
         assert [m.chain for m in chain if m.id in got] == [n - 1]
-        assert got == {m.id for m in relevant
-                       if m.invalidated_at is None and m.valid_at(now)}
+        assert got == {m.id for m in relevant if m.invalidated_at is None and m.valid_at(now)}
 
         # transaction time: recorded at or before T, not yet invalidated at T.
-        tx_moments = _around([m.recorded_at for m in model.values()]
-                             + [m.invalidated_at for m in model.values() if m.invalidated_at])
+        tx_moments = _around(
+            [m.recorded_at for m in model.values()]
+            + [m.invalidated_at for m in model.values() if m.invalidated_at]
+        )
         for t in tx_moments:
             got = run(asOf=t)
             assert got == {m.id for m in relevant if m.known_as_of(t)}, t

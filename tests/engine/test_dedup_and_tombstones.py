@@ -32,6 +32,7 @@ def test_forgotten_content_is_refused_naming_reason_and_date_unless_forced(engin
     assert "tombstone_cleared" in ops
     assert count_rows(engine, "tombstones") == 0
 
+
 def test_storing_rejected_content_again_says_so(engine):
     m = store(engine, "Use global variables for config")
     engine.review(p.ReviewParams(action="reject", id=m.id, project="alpha"))

@@ -7,17 +7,34 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine_helpers import store
 from memls import protocol
 from memls.engine import Engine
 from memls.errors import InvalidInput
-from engine_helpers import store
 from property_helpers import Fresh
-
 
 WHITESPACE = st.text(
     alphabet=st.sampled_from(
-        [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\xa0", "\u3000", "\u2003", "\u2000",
-         "\u2028", "\u2029", "\x1c", "\x1f", "\x85", "\u1680", "\u205f", "\u202f"]
+        [
+            " ",
+            "\t",
+            "\n",
+            "\r",
+            "\x0b",
+            "\x0c",
+            "\xa0",
+            "\u3000",
+            "\u2003",
+            "\u2000",
+            "\u2028",
+            "\u2029",
+            "\x1c",
+            "\x1f",
+            "\x85",
+            "\u1680",
+            "\u205f",
+            "\u202f",
+        ]
     ),
     min_size=0,
     max_size=6,
@@ -34,16 +51,21 @@ def _calls(eng: Engine, project):
         "list+user": lambda: eng.list(protocol.ListParams(project=project, include_user=True)),
         "query": lambda: eng.query(protocol.QueryParams(query="deploy", project=project)),
         "query+user": lambda: eng.query(
-            protocol.QueryParams(query="deploy", project=project, include_user=True)),
+            protocol.QueryParams(query="deploy", project=project, include_user=True)
+        ),
         "supersede": lambda: eng.supersede(
-            protocol.SupersedeParams(old=mid, by=mid + "0", project=project)),
+            protocol.SupersedeParams(old=mid, by=mid + "0", project=project)
+        ),
         "feedback": lambda: eng.feedback(
-            protocol.FeedbackParams(id=mid, signal="helpful", project=project)),
+            protocol.FeedbackParams(id=mid, signal="helpful", project=project)
+        ),
         "review list": lambda: eng.review(protocol.ReviewParams(action="list", project=project)),
         "review approve": lambda: eng.review(
-            protocol.ReviewParams(action="approve", id=mid, project=project)),
+            protocol.ReviewParams(action="approve", id=mid, project=project)
+        ),
         "forget": lambda: eng.forget(
-            protocol.ForgetParams(id=mid, reason="user_deleted", project=project)),
+            protocol.ForgetParams(id=mid, reason="user_deleted", project=project)
+        ),
         "forgotten": lambda: eng.forgotten(protocol.ForgottenParams(project=project)),
         "stats": lambda: eng.stats(protocol.StatsParams(project=project)),
         "audit": lambda: eng.audit(protocol.AuditParams(project=project)),
@@ -53,7 +75,8 @@ def _calls(eng: Engine, project):
         "import": lambda: eng.import_(project, ['{"format": "memls-export", "version": 1}']),
         "conflicts": lambda: eng.conflicts(protocol.ConflictsParams(project=project)),
         "resolve": lambda: eng.resolve(
-            protocol.ResolveParams(a=mid, b=mid + "0", action="dismiss", project=project)),
+            protocol.ResolveParams(a=mid, b=mid + "0", action="dismiss", project=project)
+        ),
         "doctor": lambda: eng.doctor(protocol.DoctorParams(project=project)),
         "reindex": lambda: eng.reindex(protocol.ReindexParams(project=project)),
     }
@@ -69,8 +92,9 @@ def shared_engine():
     fx.close()
 
 
-@settings(max_examples=30, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(project=st.one_of(st.none(), WHITESPACE))
 def test_empty_project_refused_everywhere(shared_engine, project) -> None:
     eng = shared_engine.engine
@@ -91,16 +115,22 @@ def test_empty_project_refused_by_the_wire_parser(project) -> None:
     # Fronts parse camelCase dicts first; either the parser or the engine must refuse, with
     # field "project" either way.
     kinds = [
-        (protocol.StoreParams, {"text": "x"}), (protocol.GetParams, {"id": "m_1"}),
-        (protocol.ListParams, {}), (protocol.QueryParams, {"query": "x"}),
+        (protocol.StoreParams, {"text": "x"}),
+        (protocol.GetParams, {"id": "m_1"}),
+        (protocol.ListParams, {}),
+        (protocol.QueryParams, {"query": "x"}),
         (protocol.SupersedeParams, {"old": "m_1", "by": "m_2"}),
         (protocol.FeedbackParams, {"id": "m_1", "signal": "helpful"}),
         (protocol.ReviewParams, {"action": "list"}),
         (protocol.ForgetParams, {"id": "m_1", "reason": "user_deleted"}),
-        (protocol.ForgottenParams, {}), (protocol.StatsParams, {}), (protocol.AuditParams, {}),
-        (protocol.MaintainParams, {}), (protocol.ConflictsParams, {}),
+        (protocol.ForgottenParams, {}),
+        (protocol.StatsParams, {}),
+        (protocol.AuditParams, {}),
+        (protocol.MaintainParams, {}),
+        (protocol.ConflictsParams, {}),
         (protocol.ResolveParams, {"a": "m_1", "b": "m_2", "action": "dismiss"}),
-        (protocol.DoctorParams, {}), (protocol.ReindexParams, {}),
+        (protocol.DoctorParams, {}),
+        (protocol.ReindexParams, {}),
     ]
     for kind, data in kinds:
         try:

@@ -34,6 +34,7 @@ def test_query_hides_flagged_and_rejected_but_list_shows_them(engine):
     listed = engine.list(p.ListParams(project="alpha")).memories
     assert [m.trust for m in listed] == ["flagged"]
 
+
 def test_query_type_filter_and_k(engine):
     d = store(engine, "Database is Postgres", type="decision")
     store(engine, "Database tests use a fresh Postgres schema", type="convention")
@@ -49,6 +50,7 @@ def test_query_of_punctuation_only_returns_nothing(engine):
     assert query(engine, "?!").results == []  # lexical: no words, no candidates
     with pytest.raises(InvalidInput):
         query(engine, "  ")
+
 
 def test_stats_count_only_the_project(engine):
     a = store(engine, "one", type="decision")

@@ -12,15 +12,18 @@ from memls.errors import InvalidInput, Refused
 
 def test_feedback_records_signal_with_query_and_flags_at_minus_three(engine):
     m = store(engine, "Run migrations by hand")
-    r1 = engine.feedback(p.FeedbackParams(id=m.id, signal="unhelpful", project="alpha",
-                                          query="how to migrate"))
+    r1 = engine.feedback(
+        p.FeedbackParams(id=m.id, signal="unhelpful", project="alpha", query="how to migrate")
+    )
     assert (r1.score, r1.trust, r1.transition) == (-1, "candidate", None)
     r2 = engine.feedback(p.FeedbackParams(id=m.id, signal="outdated", project="alpha"))
     assert (r2.score, r2.trust) == (-3, "flagged")
     assert (r2.transition.from_trust, r2.transition.to_trust) == ("candidate", "flagged")
     rows = engine.db.read("SELECT signal, delta, score_after, query FROM feedback ORDER BY seq")
     assert [tuple(r) for r in rows] == [
-        ("unhelpful", -1, -1, "how to migrate"), ("outdated", -2, -3, None)]
+        ("unhelpful", -1, -1, "how to migrate"),
+        ("outdated", -2, -3, None),
+    ]
     queue = engine.review(p.ReviewParams(action="list", project="alpha")).memories
     assert [q.id for q in queue] == [m.id]
     # the score recovers: the flag is left again, not kept forever
@@ -34,8 +37,9 @@ def test_review_verbs_leave_every_state_and_are_recorded(engine):
     for _ in range(3):
         engine.feedback(p.FeedbackParams(id=m.id, signal="unhelpful", project="alpha"))
     assert query(engine, "composition").results == []
-    approved = engine.review(p.ReviewParams(action="approve", id=m.id, project="alpha",
-                                            note="still true"))
+    approved = engine.review(
+        p.ReviewParams(action="approve", id=m.id, project="alpha", note="still true")
+    )
     assert approved.transition.to_trust == "verified" and approved.memories[0].trust == "verified"
     assert ids(query(engine, "composition")) == [m.id]
     engine.review(p.ReviewParams(action="reject", id=m.id, project="alpha"))
@@ -49,8 +53,9 @@ def test_review_verbs_leave_every_state_and_are_recorded(engine):
     with pytest.raises(InvalidInput) as err:
         engine.review(p.ReviewParams(action="approve", project="alpha"))
     assert err.value.field == "id"
-    rows = engine.db.read("SELECT from_trust, to_trust, cause, note FROM trust_transitions "
-                          "ORDER BY seq")
+    rows = engine.db.read(
+        "SELECT from_trust, to_trust, cause, note FROM trust_transitions ORDER BY seq"
+    )
     assert [tuple(r) for r in rows] == [
         ("candidate", "flagged", "feedback", None),
         ("flagged", "verified", "approve", "still true"),

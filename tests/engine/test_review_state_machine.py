@@ -59,8 +59,11 @@ class ReviewMachine(RuleBasedStateMachine):
     @initialize(count=st.integers(min_value=1, max_value=3))
     def create(self, count: int) -> None:
         for i in range(count):
-            res = self.eng.store(protocol.StoreParams(
-                text=f"{REVIEW_WORD} memory number {i}", project=REVIEW_PROJECT))
+            res = self.eng.store(
+                protocol.StoreParams(
+                    text=f"{REVIEW_WORD} memory number {i}", project=REVIEW_PROJECT
+                )
+            )
             self.ids.append(res.id)
             self.trust[res.id] = "candidate"
             self.score[res.id] = 0
@@ -70,8 +73,12 @@ class ReviewMachine(RuleBasedStateMachine):
 
     def _moved(self, mid: str, old: str, new: str, cause: str, transition) -> None:
         assert transition is not None
-        assert (transition.memory_id, transition.from_trust, transition.to_trust,
-                transition.cause) == (mid, old, new, cause)
+        assert (
+            transition.memory_id,
+            transition.from_trust,
+            transition.to_trust,
+            transition.cause,
+        ) == (mid, old, new, cause)
         self.trust[mid] = new
         self.audit_ops[mid].append(("trust", old, new, cause))
         for s in (self.visited, ReviewMachine.visited_all):
@@ -85,8 +92,11 @@ class ReviewMachine(RuleBasedStateMachine):
     @rule(index=st.integers(min_value=0, max_value=2), signal=st.sampled_from(list(DELTA)))
     def feedback(self, index: int, signal: str) -> None:
         mid = self._pick(index)
-        res = self.eng.feedback(protocol.FeedbackParams(
-            id=mid, signal=signal, project=REVIEW_PROJECT, query=REVIEW_WORD))
+        res = self.eng.feedback(
+            protocol.FeedbackParams(
+                id=mid, signal=signal, project=REVIEW_PROJECT, query=REVIEW_WORD
+            )
+        )
         old_trust, old = self.trust[mid], self.score[mid]
         new = old + DELTA[signal]
         self.score[mid] = new
@@ -102,8 +112,9 @@ class ReviewMachine(RuleBasedStateMachine):
     def _review(self, index: int, action: str) -> None:
         mid = self._pick(index)
         old = self.trust[mid]
-        params = protocol.ReviewParams(action=action, id=mid, project=REVIEW_PROJECT,
-                                       note=f"{action} by the machine")
+        params = protocol.ReviewParams(
+            action=action, id=mid, project=REVIEW_PROJECT, note=f"{action} by the machine"
+        )
         if old == REVIEW_TARGET[action]:
             with pytest.raises(Refused):
                 self.eng.review(params)
@@ -114,8 +125,9 @@ class ReviewMachine(RuleBasedStateMachine):
         self._moved(mid, old, REVIEW_TARGET[action], action, res.transition)
         if action == "approve" and old == "flagged":
             # A flagged memory, once approved, is found by query again.
-            hits = self.eng.query(protocol.QueryParams(query=REVIEW_WORD, project=REVIEW_PROJECT,
-                                                       k=1000)).results
+            hits = self.eng.query(
+                protocol.QueryParams(query=REVIEW_WORD, project=REVIEW_PROJECT, k=1000)
+            ).results
             assert mid in {h.id for h in hits}
 
     @rule(index=st.integers(min_value=0, max_value=2))
@@ -133,8 +145,9 @@ class ReviewMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.ids))
     @invariant()
     def matches_model(self) -> None:
-        hits = self.eng.query(protocol.QueryParams(query=REVIEW_WORD, project=REVIEW_PROJECT,
-                                                   k=1000)).results
+        hits = self.eng.query(
+            protocol.QueryParams(query=REVIEW_WORD, project=REVIEW_PROJECT, k=1000)
+        ).results
         found = {h.id for h in hits}
         for mid in self.ids:
             got = self.eng.get(protocol.GetParams(id=mid, project=REVIEW_PROJECT))
@@ -142,16 +155,18 @@ class ReviewMachine(RuleBasedStateMachine):
             assert (mid in found) == (self.trust[mid] in VISIBLE), (mid, self.trust[mid])
         # review list == trust, per state
         for state in TRUST_STATES:
-            rv = self.eng.review(protocol.ReviewParams(action="list", project=REVIEW_PROJECT,
-                                                       state=state))
+            rv = self.eng.review(
+                protocol.ReviewParams(action="list", project=REVIEW_PROJECT, state=state)
+            )
             assert {m.id for m in rv.memories} == {m for m in self.ids if self.trust[m] == state}
 
     @precondition(lambda self: bool(self.ids))
     @invariant()
     def audit_records_every_transition(self) -> None:
         for mid in self.ids:
-            entries = self.eng.audit(protocol.AuditParams(project=REVIEW_PROJECT, id=mid,
-                                                          limit=1000)).entries
+            entries = self.eng.audit(
+                protocol.AuditParams(project=REVIEW_PROJECT, id=mid, limit=1000)
+            ).entries
             seen = []
             for e in reversed(entries):  # oldest first
                 if e.op == "store":
@@ -159,8 +174,9 @@ class ReviewMachine(RuleBasedStateMachine):
                 elif e.op == "feedback":
                     seen.append(("feedback", e.detail["signal"], e.detail["score"]))
                 elif e.op == "trust":
-                    seen.append(("trust", e.detail["fromTrust"], e.detail["toTrust"],
-                                 e.detail["cause"]))
+                    seen.append(
+                        ("trust", e.detail["fromTrust"], e.detail["toTrust"], e.detail["cause"])
+                    )
                 elif e.op == "conflict_detected":
                     assert e.detail["older"] in self.ids  # background check, same project
                     continue
@@ -169,10 +185,14 @@ class ReviewMachine(RuleBasedStateMachine):
                 assert e.front == "machine"
             assert seen == self.audit_ops[mid], mid
         # and the trust_transitions table (seen through export) agrees
-        rows = [line["row"] for line in self.eng.export(REVIEW_PROJECT)
-                if line.get("table") == "trust_transitions"]
-        want = [(mid, *op[1:]) for mid in self.ids for op in self.audit_ops[mid]
-                if op[0] == "trust"]
+        rows = [
+            line["row"]
+            for line in self.eng.export(REVIEW_PROJECT)
+            if line.get("table") == "trust_transitions"
+        ]
+        want = [
+            (mid, *op[1:]) for mid in self.ids for op in self.audit_ops[mid] if op[0] == "trust"
+        ]
         got = [(r["memory_id"], r["from_trust"], r["to_trust"], r["cause"]) for r in rows]
         assert sorted(got) == sorted(want)
 
@@ -180,9 +200,12 @@ class ReviewMachine(RuleBasedStateMachine):
         self.fx.close()
 
 
-REVIEW_SETTINGS = settings(max_examples=40, stateful_step_count=25, deadline=None,
-                           suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                  HealthCheck.too_slow])
+REVIEW_SETTINGS = settings(
+    max_examples=40,
+    stateful_step_count=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 def test_review_state_machine() -> None:
@@ -207,30 +230,30 @@ def test_review_machine_reaches_and_leaves_every_state() -> None:
         machine.create(1)
         machine.matches_model()
         script = [
-            ("approve", 0),                 # candidate -> verified
-            ("approve", 0),                 # refused: already verified
-            ("feedback", 0, "unhelpful"),   # -1
-            ("feedback", 0, "outdated"),    # -3: verified -> flagged
-            ("feedback", 0, "unhelpful"),   # -4: stays flagged
-            ("feedback", 0, "helpful"),     # -3: stays flagged
-            ("feedback", 0, "helpful"),     # -2: flagged -> candidate
-            ("feedback", 0, "outdated"),    # -4: candidate -> flagged
-            ("approve", 0),                 # flagged -> verified (found by query again)
-            ("reject", 0),                  # verified -> rejected
-            ("reject", 0),                  # refused
-            ("feedback", 0, "helpful"),     # rejected stays rejected
-            ("restore", 0),                 # rejected -> candidate
-            ("restore", 0),                 # refused
-            ("reject", 0),                  # candidate -> rejected
-            ("approve", 0),                 # rejected -> verified
-            ("feedback", 0, "outdated"),    # -5: verified, old score not above -3: stays
-            ("feedback", 0, "helpful"),     # -4
-            ("feedback", 0, "helpful"),     # -3
-            ("feedback", 0, "helpful"),     # -2
-            ("feedback", 0, "outdated"),    # -4: crosses: verified -> flagged
-            ("reject", 0),                  # flagged -> rejected
-            ("restore", 0),                 # rejected -> candidate
-            ("feedback", 0, "outdated"),    # -6: candidate, not crossing: stays candidate
+            ("approve", 0),  # candidate -> verified
+            ("approve", 0),  # refused: already verified
+            ("feedback", 0, "unhelpful"),  # -1
+            ("feedback", 0, "outdated"),  # -3: verified -> flagged
+            ("feedback", 0, "unhelpful"),  # -4: stays flagged
+            ("feedback", 0, "helpful"),  # -3: stays flagged
+            ("feedback", 0, "helpful"),  # -2: flagged -> candidate
+            ("feedback", 0, "outdated"),  # -4: candidate -> flagged
+            ("approve", 0),  # flagged -> verified (found by query again)
+            ("reject", 0),  # verified -> rejected
+            ("reject", 0),  # refused
+            ("feedback", 0, "helpful"),  # rejected stays rejected
+            ("restore", 0),  # rejected -> candidate
+            ("restore", 0),  # refused
+            ("reject", 0),  # candidate -> rejected
+            ("approve", 0),  # rejected -> verified
+            ("feedback", 0, "outdated"),  # -5: verified, old score not above -3: stays
+            ("feedback", 0, "helpful"),  # -4
+            ("feedback", 0, "helpful"),  # -3
+            ("feedback", 0, "helpful"),  # -2
+            ("feedback", 0, "outdated"),  # -4: crosses: verified -> flagged
+            ("reject", 0),  # flagged -> rejected
+            ("restore", 0),  # rejected -> candidate
+            ("feedback", 0, "outdated"),  # -6: candidate, not crossing: stays candidate
         ]
         for name, *args in script:
             _step(machine, name, *args)

@@ -87,8 +87,11 @@ class ScopeModel:
 SCOPE_SETTINGS = settings(
     max_examples=50,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                           HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+    ],
 )
 
 
@@ -99,9 +102,15 @@ def test_scope_isolation_every_read_path(data, extra) -> None:
     _scope_isolation(data, extra, models=None, max_ops=30)
 
 
-@settings(max_examples=6, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.filter_too_much])
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+    ],
+)
 @given(data=st.data(), extra=st.lists(random_family(), min_size=0, max_size=1))
 def test_scope_isolation_with_vectors(models, data, extra) -> None:
     """The same, with Chroma (one collection per project) and the embedder/reranker: the
@@ -138,8 +147,9 @@ def _scope_isolation(data, extra, *, models, max_ops: int) -> None:
         n_ops = data.draw(st.integers(min_value=4, max_value=max_ops), label="n_ops")
         for _ in range(n_ops):
             op = data.draw(
-                st.sampled_from(["store", "store", "store", "feedback", "forget", "supersede",
-                                 "review"]),
+                st.sampled_from(
+                    ["store", "store", "store", "feedback", "forget", "supersede", "review"]
+                ),
                 label="op",
             )
             target = None if op == "store" else pick_memory()
@@ -155,8 +165,9 @@ def _scope_isolation(data, extra, *, models, max_ops: int) -> None:
                     text = data.draw(st.sampled_from(known), label="text")
                 else:
                     text = data.draw(text_strategy(), label="text")
-                dup = next((m for m in model.live(key)
-                            if m.text == text and m.status == "active"), None)
+                dup = next(
+                    (m for m in model.live(key) if m.text == text and m.status == "active"), None
+                )
                 if (key, text) in model.tombstones:
                     event("store: tombstone refused")
                     with pytest.raises(Refused):
@@ -233,7 +244,8 @@ def _scope_isolation(data, extra, *, models, max_ops: int) -> None:
                     continue
                 # valid_from is the store time, so an earlier-stored memory cannot supersede.
                 earlier = list(model.memories).index(other.id) < list(model.memories).index(
-                    target.id)
+                    target.id
+                )
                 if target.status != "active" or other.status != "active" or earlier:
                     event("supersede: refused by state/order")
                     with pytest.raises(Refused):
@@ -262,8 +274,11 @@ def _scope_isolation(data, extra, *, models, max_ops: int) -> None:
                 model.bump(key)
 
         # Make sure the review queue is not always empty: flag one memory of a project.
-        flaggable = [m for m in model.memories.values()
-                     if not m.forgotten and m.trust in VISIBLE and -3 < m.score <= 1]
+        flaggable = [
+            m
+            for m in model.memories.values()
+            if not m.forgotten and m.trust in VISIBLE and -3 < m.score <= 1
+        ]
         if flaggable:
             m = flaggable[0]
             for _ in range(2):
@@ -284,8 +299,9 @@ def _scope_isolation(data, extra, *, models, max_ops: int) -> None:
             _check_project(eng, model, key, by_key[key], all_ids, data)
 
 
-def _check_project(eng: Engine, model: ScopeModel, key: str, variants: list[str],
-                   all_ids: set[str], data) -> None:
+def _check_project(
+    eng: Engine, model: ScopeModel, key: str, variants: list[str], all_ids: set[str], data
+) -> None:
     raw = data.draw(st.sampled_from(variants), label=f"read variant of {key!r}")
     live = model.live(key)
     live_ids = {m.id for m in live}
@@ -299,12 +315,21 @@ def _check_project(eng: Engine, model: ScopeModel, key: str, variants: list[str]
     assert {h.project for h in q.results} <= {key}
     assert {h.id for h in q.results} == visible
     for include_user in (False, True):
-        q = eng.query(protocol.parse(protocol.QueryParams, {
-            "query": QUERY_ALL, "project": raw, "k": 1000, "includeUser": include_user}))
+        q = eng.query(
+            protocol.parse(
+                protocol.QueryParams,
+                {"query": QUERY_ALL, "project": raw, "k": 1000, "includeUser": include_user},
+            )
+        )
         want = {m.id: m.text for m in live if m.status == "active" and m.trust in VISIBLE}
         if include_user:
-            want.update({m.id: m.text for m in model.live(USER_PROJECT)
-                         if m.status == "active" and m.trust in VISIBLE})
+            want.update(
+                {
+                    m.id: m.text
+                    for m in model.live(USER_PROJECT)
+                    if m.status == "active" and m.trust in VISIBLE
+                }
+            )
         got = [h.id for h in q.results]
         allowed = {key, USER_PROJECT} if include_user else {key}
         assert {h.project for h in q.results} <= allowed

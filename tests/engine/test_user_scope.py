@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine_helpers import ids, query, store
 from memls import protocol
 from memls.errors import NotFound
 from memls.scope import USER_PROJECT
-from engine_helpers import ids, query, store
 from property_helpers import (
     NAME_FAMILIES,
     QUERY_ALL,
@@ -20,8 +20,9 @@ from property_helpers import (
 )
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     user_texts=st.lists(text_strategy(), min_size=1, max_size=4, unique=True),
     project_texts=st.lists(text_strategy(), min_size=0, max_size=4, unique=True),
@@ -31,10 +32,12 @@ from property_helpers import (
 def test_user_scope_only_with_include_user(user_texts, project_texts, user_variant, project):
     with Fresh() as fx:
         eng = fx.engine
-        user_ids = {eng.store(protocol.StoreParams(text=t, project=user_variant)).id
-                    for t in user_texts}
-        own_ids = {eng.store(protocol.StoreParams(text=t, project=project)).id
-                   for t in project_texts}
+        user_ids = {
+            eng.store(protocol.StoreParams(text=t, project=user_variant)).id for t in user_texts
+        }
+        own_ids = {
+            eng.store(protocol.StoreParams(text=t, project=project)).id for t in project_texts
+        }
         for mid in user_ids:
             assert eng.get(protocol.GetParams(id=mid, project=user_variant)).project == USER_PROJECT
 
@@ -67,8 +70,9 @@ def test_user_scope_only_with_include_user(user_texts, project_texts, user_varia
             rv = eng.review(protocol.ReviewParams(action="list", project=project, state=state))
             assert not ({m.id for m in rv.memories} & user_ids)
         assert eng.flush(timeout=30)
-        assert {e.memory_id for e in eng.audit(protocol.AuditParams(project=project)).entries} \
-            == own_ids
+        assert {
+            e.memory_id for e in eng.audit(protocol.AuditParams(project=project)).entries
+        } == own_ids
         assert all(line["row"]["project"] != USER_PROJECT for line in list(eng.export(project))[1:])
 
 

@@ -20,6 +20,7 @@ def test_store_returns_the_memory_with_its_columns(engine):
     assert m.valid_from == m.recorded_at and m.valid_until is None
     assert m.source_uri == "file:///a.md" and len(m.canonical_hash) == 64
 
+
 def test_store_validates_before_writing(engine):
     with pytest.raises(InvalidInput) as err:
         store(engine, "   ")
@@ -37,12 +38,14 @@ def test_store_validates_before_writing(engine):
         store(engine, "x", derivedFrom="m_nope")
     assert count_rows(engine, "memories") == 0 and count_rows(engine, "audit") == 0
 
+
 def test_dates_outside_four_digit_years_are_refused(engine):
     for bad in ("0005-01-01", "9999-12-31T23:00:00-05:00"):
         with pytest.raises(InvalidInput) as err:
             store(engine, "x", validFrom=bad)
         assert err.value.field == "validFrom"
     assert count_rows(engine, "memories") == 0
+
 
 # ------------------------------------------------------------------ forgetting
 
@@ -73,8 +76,10 @@ def test_forget_logs_reason_preview_and_removes_the_memory(engine):
 def test_a_failure_inside_forget_leaves_nothing_half_written(engine):
     m = store(engine, "Keep me whole")
     with engine.db.transaction() as conn:  # inject a real failure at the last step
-        conn.execute("CREATE TRIGGER boom BEFORE INSERT ON audit WHEN new.op = 'forget' "
-                     "BEGIN SELECT RAISE(ABORT, 'injected'); END")
+        conn.execute(
+            "CREATE TRIGGER boom BEFORE INSERT ON audit WHEN new.op = 'forget' "
+            "BEGIN SELECT RAISE(ABORT, 'injected'); END"
+        )
     with pytest.raises(sqlite3.IntegrityError):
         engine.forget(p.ForgetParams(id=m.id, reason="user_deleted", project="alpha"))
     assert engine.get(p.GetParams(id=m.id, project="alpha")).content == "Keep me whole"
@@ -84,8 +89,9 @@ def test_a_failure_inside_forget_leaves_nothing_half_written(engine):
 
 def test_a_failure_inside_store_leaves_nothing_half_written(engine):
     with engine.db.transaction() as conn:
-        conn.execute("CREATE TRIGGER boom BEFORE INSERT ON audit "
-                     "BEGIN SELECT RAISE(ABORT, 'injected'); END")
+        conn.execute(
+            "CREATE TRIGGER boom BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'injected'); END"
+        )
     with pytest.raises(sqlite3.IntegrityError):
         store(engine, "never half written")
     assert count_rows(engine, "memories") == 0

@@ -21,9 +21,18 @@ def chroma_server(tmp_path_factory):
     port = free_port()
     chroma = Path(sys.executable).with_name("chroma")
     proc = subprocess.Popen(
-        [str(chroma), "run", "--path", str(tmp_path_factory.mktemp("chroma-server")),
-         "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            str(chroma),
+            "run",
+            "--path",
+            str(tmp_path_factory.mktemp("chroma-server")),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
     )
     if not wait_for_port(port, proc=proc):

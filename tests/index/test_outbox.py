@@ -17,8 +17,7 @@ from memls.engine import Engine
 
 def test_outbox_keeps_chroma_in_step_with_every_write(vengine):
     a = store(vengine, FACTS[0], validFrom="2024-01-01")
-    b = store(vengine, "We moved from pnpm to bun for package management",
-              validFrom="2024-06-01")
+    b = store(vengine, "We moved from pnpm to bun for package management", validFrom="2024-06-01")
     c = store(vengine, FACTS[1])
     assert vengine.flush()
     meta = vengine.index.all_ids("alpha")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from memls import protocol
 from property_helpers import Fresh
 
-
 # ================================================================ regressions
 # A memory forgotten while the background contradiction check scores it must not break the
 # indexer (found by this file; fixed in the engine).

@@ -31,8 +31,9 @@ def workspace(tmp_path):
 @pytest_asyncio.fixture(params=EDITORS)
 async def client(request, workspace, tmp_path):
     env = {**os.environ, "MEMLS_DATA_DIR": str(tmp_path / "data")}
-    config = ClientServerConfig(server_command=[sys.executable, "-m", "memls", "serve",
-                                                "--stdio"], server_env=env)
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "memls", "serve", "--stdio"], server_env=env
+    )
     lsp = await config.start()
     registrations = []
     lsp.registered = asyncio.Event()  # set when the server registers a capability (a request)
@@ -46,6 +47,7 @@ async def client(request, workspace, tmp_path):
     lsp.notified = []
 
     for method in (CHANGED, CONFLICTS):
+
         @lsp.feature(method)
         def on_note(params, method=method):
             lsp.notified.append((method, plain(params)))
@@ -53,10 +55,14 @@ async def client(request, workspace, tmp_path):
     lsp.editor = request.param
     lsp.root = workspace
     started = time.perf_counter()
-    await lsp.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param),
-        workspace_folders=[types.WorkspaceFolder(uri=uris.from_fs_path(str(workspace)),
-                                                 name="proj")]))
+    await lsp.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(request.param),
+            workspace_folders=[
+                types.WorkspaceFolder(uri=uris.from_fs_path(str(workspace)), name="proj")
+            ],
+        )
+    )
     lsp.initialize_seconds = time.perf_counter() - started
     yield lsp
     await lsp.shutdown_session()

@@ -24,8 +24,9 @@ def command_of(action) -> types.Command:
     if isinstance(inner, str):
         return action
     if isinstance(inner, dict):
-        return types.Command(title=inner["title"], command=inner["command"],
-                             arguments=inner.get("arguments"))
+        return types.Command(
+            title=inner["title"], command=inner["command"], arguments=inner.get("arguments")
+        )
     return inner
 
 
@@ -33,27 +34,43 @@ def command_of(action) -> types.Command:
 async def test_code_action_not_a_contradiction_clears_the_diagnostic(client):
     root = client.root
     note = root / ".memls" / "theme.md"
-    note.write_text("- The light theme uses a white background\n"
-                    "- The light theme uses a black background\n")
+    note.write_text(
+        "- The light theme uses a white background\n- The light theme uses a black background\n"
+    )
     uri = uris.from_fs_path(str(note))
     if client.editor == "visual-studio-code":
         # the server asks to watch the notes (client/registerCapability, a request)
         await asyncio.wait_for(client.registered.wait(), timeout=60)
         assert client.registrations
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-            changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Created)]))
-    diags = await wait_until(client, DIAGNOSTICS, lambda: client.diagnostics.get(uri),
-                             what="diagnostics on disk note")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Created)]
+            )
+        )
+    diags = await wait_until(
+        client, DIAGNOSTICS, lambda: client.diagnostics.get(uri), what="diagnostics on disk note"
+    )
     d = diags[0]
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=d.range,
-        context=types.CodeActionContext(diagnostics=[d])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=d.range,
+            context=types.CodeActionContext(diagnostics=[d]),
+        )
+    )
     dismiss = next(a for a in actions if a.title == "Not a contradiction")
-    await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=command_of(dismiss).command, arguments=command_of(dismiss).arguments))
-    await wait_until(client, DIAGNOSTICS, lambda: len(client.diagnostics[uri]) == 0,
-                     what="cleared after dismiss")
+    await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command=command_of(dismiss).command, arguments=command_of(dismiss).arguments
+        )
+    )
+    await wait_until(
+        client, DIAGNOSTICS, lambda: len(client.diagnostics[uri]) == 0, what="cleared after dismiss"
+    )
     opened = next(a for a in actions if a.title == "Open the other statement")
-    await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=command_of(opened).command, arguments=command_of(opened).arguments))
+    await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command=command_of(opened).command, arguments=command_of(opened).arguments
+        )
+    )
     assert client.shown_documents and client.shown_documents[-1].uri == uri

@@ -19,9 +19,14 @@ async def test_notes_are_indexed_with_ranges_and_sources(client):
     assert found["We use yarn for package management"]["sourceRange"].startswith("3:")
     assert "not a note file: never indexed" not in found
     if client.capabilities.window and client.capabilities.window.work_done_progress:
+
         def ends():
-            return [r for reports in client.progress_reports.values() for r in reports
-                    if isinstance(r, types.WorkDoneProgressEnd)]
+            return [
+                r
+                for reports in client.progress_reports.values()
+                for r in reports
+                if isinstance(r, types.WorkDoneProgressEnd)
+            ]
 
         await wait_until(client, PROGRESS, ends, what="indexing progress to end (after embedding)")
         health = await call(client, "memory/health")
@@ -33,15 +38,25 @@ async def test_watched_file_removed_on_disk_forgets_its_units(client):
     root = client.root
     note = root / ".memls" / "decisions.md"
     uri = uris.from_fs_path(str(note))
-    await wait_until(client, CHANGED,
-                     lambda: call(client, "memory/query", query="Tuesdays deploys"),
-                     lambda r: any("Tuesdays" in h["content"] for h in r["results"]),
-                     what="the note indexed")
+    await wait_until(
+        client,
+        CHANGED,
+        lambda: call(client, "memory/query", query="Tuesdays deploys"),
+        lambda r: any("Tuesdays" in h["content"] for h in r["results"]),
+        what="the note indexed",
+    )
     note.unlink()
     if client.editor == "visual-studio-code":
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-            changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Deleted)]))
-    log = await wait_until(client, CHANGED,
-                           lambda: call(client, "memory/forgotten", reason="source_removed"),
-                           lambda r: r["entries"], what="forgetting on delete")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Deleted)]
+            )
+        )
+    log = await wait_until(
+        client,
+        CHANGED,
+        lambda: call(client, "memory/forgotten", reason="source_removed"),
+        lambda r: r["entries"],
+        what="forgetting on delete",
+    )
     assert "Tuesdays" in log["entries"][0]["preview"]

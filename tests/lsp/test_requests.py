@@ -11,8 +11,17 @@ from lsp_helpers import CHANGED, call, notes_indexed, project_of, wait_until
 
 # What a write would change in `memory/stats` (index_pending and degraded move with the
 # background embedding, not with writes).
-WRITTEN = ("memories", "byStatus", "byTrust", "byType", "reviewQueue", "forgotten",
-           "tombstones", "feedbackSignals", "deadLetters")
+WRITTEN = (
+    "memories",
+    "byStatus",
+    "byTrust",
+    "byType",
+    "reviewQueue",
+    "forgotten",
+    "tombstones",
+    "feedbackSignals",
+    "deadLetters",
+)
 
 
 @pytest.mark.asyncio
@@ -48,10 +57,12 @@ async def test_every_request_round_trips(client):
     conflicts = await call(client, "memory/conflicts")
     assert conflicts["project"] == project_of(client)
     # the store above was announced (the notification may trail the reply: wait for it)
-    await wait_until(client, CHANGED,
-                     lambda: mid in {i for m, n in client.notified if m == CHANGED
-                                     for i in n["ids"]},
-                     what="memory/changed naming the stored memory")
+    await wait_until(
+        client,
+        CHANGED,
+        lambda: mid in {i for m, n in client.notified if m == CHANGED for i in n["ids"]},
+        what="memory/changed naming the stored memory",
+    )
 
 
 @pytest.mark.asyncio
@@ -60,12 +71,14 @@ async def test_bad_params_are_invalid_params_naming_the_field(client):
     await notes_indexed(client)
     before = await call(client, "memory/stats")
     audit_before = await call(client, "memory/audit", limit=1000)
-    cases = [("memory/store", {}, "text"), ("memory/store", {"text": "x", "type": "opinion"},
-                                             "type"),
-             ("memory/query", {"query": "x", "k": "many"}, "k"),
-             ("memory/store", {"text": "x", "project": "  "}, "project"),
-             ("memory/query", {"query": "x", "uri": "file:///elsewhere/a.md"}, "uri"),
-             ("memory/forget", {"id": "m_1", "reason": "bored"}, "reason")]
+    cases = [
+        ("memory/store", {}, "text"),
+        ("memory/store", {"text": "x", "type": "opinion"}, "type"),
+        ("memory/query", {"query": "x", "k": "many"}, "k"),
+        ("memory/store", {"text": "x", "project": "  "}, "project"),
+        ("memory/query", {"query": "x", "uri": "file:///elsewhere/a.md"}, "uri"),
+        ("memory/forget", {"id": "m_1", "reason": "bored"}, "reason"),
+    ]
     for method, params, field in cases:
         with pytest.raises(JsonRpcException) as err:
             await client.protocol.send_request_async(method, params)
@@ -88,8 +101,12 @@ async def test_bad_params_are_invalid_params_naming_the_field(client):
 @pytest.mark.asyncio
 async def test_the_remaining_requests(client):
     a = await call(client, "memory/store", text="The API listens on port 8080 in staging")
-    pair = await call(client, "memory/checkPair", new="The API listens on port 9090",
-                      existing="The API listens on port 8080")
+    pair = await call(
+        client,
+        "memory/checkPair",
+        new="The API listens on port 9090",
+        existing="The API listens on port 8080",
+    )
     assert pair["contradiction"] is True
     audit = await call(client, "memory/audit", id=a["id"])
     assert [e["op"] for e in audit["entries"]] == ["store"]
@@ -105,7 +122,8 @@ async def test_the_remaining_requests(client):
     assert len(synced["added"]) == 1 and synced["project"] == project_of(client)
     with pytest.raises(JsonRpcException) as err:
         await client.protocol.send_request_async(
-            "memory/syncNote", {"uri": "file:///etc/passwd.md", "text": "- x"})
+            "memory/syncNote", {"uri": "file:///etc/passwd.md", "text": "- x"}
+        )
     assert err.value.code == -32602 and "uri" in str(err.value)
     listed = await call(client, "memory/list", limit=1000)
     assert "Lint with ruff" in {m["content"] for m in listed["memories"]}  # not vacuous

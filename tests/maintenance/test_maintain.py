@@ -18,7 +18,10 @@ def test_maintain_expires_by_valid_until_and_ttl_and_keeps_superseded(engine, cl
     r = engine.maintain(p.MaintainParams(project="alpha"))
     assert r.expired == [gone.id] and r.failed == []
     assert {m.id for m in engine.list(p.ListParams(project="alpha")).memories} == {
-        old.id, new.id, keep.id}
+        old.id,
+        new.id,
+        keep.id,
+    }
     log = engine.forgotten(p.ForgottenParams(project="alpha", reason="ttl_expired")).entries
     assert [e.memory_id for e in log] == [gone.id]
 
@@ -43,8 +46,10 @@ def test_failed_maintenance_goes_to_dead_letters_and_is_retried(engine, clock):
     stuck = store(engine, "Stuck memory", validUntil="2025-01-02")
     free = store(engine, "Free memory", validUntil="2025-01-02")
     with engine.db.transaction() as conn:
-        conn.execute(f"CREATE TRIGGER stuck BEFORE DELETE ON memories WHEN old.id = '{stuck.id}' "
-                     "BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
+        conn.execute(
+            f"CREATE TRIGGER stuck BEFORE DELETE ON memories WHEN old.id = '{stuck.id}' "
+            "BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+        )
     clock.set("2025-02-01T00:00:00Z")
     r = engine.maintain(p.MaintainParams(project="alpha"))
     assert r.expired == [free.id]

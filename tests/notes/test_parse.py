@@ -113,7 +113,7 @@ def assert_ranges_exact(text: str, units: list[Unit]) -> None:
     lines = lines_of(text)
     for unit in units:
         first = lines[unit.start_line]
-        assert first[:unit.start_char].strip() == "", unit
+        assert first[: unit.start_char].strip() == "", unit
         words = unit.text.split()[0].strip("`")
         assert words in first, (unit, first)
         assert unit.end_char == len(lines[unit.end_line].rstrip())
@@ -126,15 +126,26 @@ def assert_ranges_exact(text: str, units: list[Unit]) -> None:
 def test_agents_md_units_and_ranges() -> None:
     units = parse(AGENTS_MD)
     assert [u.text.split()[0] for u in units] == [
-        "This", "Use", "Tests", "Commit", "Migrate", "Drop", "Run", "Property", "Never",
-        "```sh", "|",
+        "This",
+        "Use",
+        "Tests",
+        "Commit",
+        "Migrate",
+        "Drop",
+        "Run",
+        "Property",
+        "Never",
+        "```sh",
+        "|",
     ]
     assert_ranges_exact(AGENTS_MD, units)
     lines = lines_of(AGENTS_MD)
 
     intro = units[0]
-    assert intro.text == ("This repository is a Python service with a TypeScript extension. "
-                          "Read this file before changing anything.")
+    assert intro.text == (
+        "This repository is a Python service with a TypeScript extension. "
+        "Read this file before changing anything."
+    )
     assert (intro.start_line, intro.end_line) == (2, 3)
     assert intro.heading == "AGENTS.md"
 
@@ -147,14 +158,17 @@ def test_agents_md_units_and_ranges() -> None:
     assert ruff.key == canonical_hash(ruff.text)
 
     tests = by_text(units, "Tests live")
-    assert tests.text == ("Tests live in `tests/unit` and run with `pytest -q` "
-                          "from the repository root.")
+    assert tests.text == (
+        "Tests live in `tests/unit` and run with `pytest -q` from the repository root."
+    )
     assert (tests.start_line, tests.end_line) == (8, 9)
 
     commit = by_text(units, "Commit messages")
-    assert commit.text == ("Commit messages:\n"
-                           "- start with a verb in the imperative\n"
-                           "- stay under 72 characters on the first line")
+    assert commit.text == (
+        "Commit messages:\n"
+        "- start with a verb in the imperative\n"
+        "- stay under 72 characters on the first line"
+    )
     assert (commit.start_line, commit.end_line) == (10, 13)
 
     task = by_text(units, "Migrate")
@@ -183,24 +197,29 @@ def test_comment_block_is_skipped_and_table_is_one_unit() -> None:
     assert not any("not a memory" in u.text or "TODO" in u.text for u in units)
     table = by_text(units, "| command")
     assert table.text.splitlines() == [
-        "| command | purpose |", "|---------|---------|", "| make ci | full CI |",
-        "| make test | unit tests |"]
+        "| command | purpose |",
+        "|---------|---------|",
+        "| make ci | full CI |",
+        "| make test | unit tests |",
+    ]
     assert (table.start_line, table.end_line) == (36, 39)
 
 
 def test_fence_directly_below_a_paragraph_or_item_belongs_to_it() -> None:
-    text = ("Deploy with:\n"
-            "```\n"
-            "make deploy\n"
-            "```\n"
-            "Then check the dashboard.\n"
-            "\n"
-            "- Regenerate schemas:\n"
-            "  ```sh\n"
-            "  make schemas\n"
-            "  ```\n"
-            "  and commit them.\n"
-            "- Next item\n")
+    text = (
+        "Deploy with:\n"
+        "```\n"
+        "make deploy\n"
+        "```\n"
+        "Then check the dashboard.\n"
+        "\n"
+        "- Regenerate schemas:\n"
+        "  ```sh\n"
+        "  make schemas\n"
+        "  ```\n"
+        "  and commit them.\n"
+        "- Next item\n"
+    )
     units = parse(text)
     assert [u.text for u in units] == [
         "Deploy with:\n```\nmake deploy\n```",
@@ -248,7 +267,10 @@ def test_front_matter_needs_a_closing_line() -> None:
 def test_adr_sections() -> None:
     units = parse(ADR)
     assert [(u.heading.split(" > ")[-1], u.type) for u in units] == [
-        ("Status", "decision"), ("Context", "decision"), ("Decision", "decision")]
+        ("Status", "decision"),
+        ("Context", "decision"),
+        ("Decision", "decision"),
+    ]
     context = by_text(units, "We need")
     assert context.text.endswith("Chroma can be rebuilt, SQLite cannot.")
     assert (context.start_line, context.end_line) == (8, 9)
@@ -274,16 +296,18 @@ def test_byte_order_mark_is_a_column_not_content() -> None:
 
 
 def test_nested_lists_after_blank_lines_and_lazy_lines() -> None:
-    text = ("1. Step one\n"
-            "\n"
-            "   Details for step one.\n"
-            "\n"
-            "   - sub a\n"
-            "     - sub sub\n"
-            "2. Step two\n"
-            "lazy continuation\n"
-            "\n"
-            "Paragraph after the list.\n")
+    text = (
+        "1. Step one\n"
+        "\n"
+        "   Details for step one.\n"
+        "\n"
+        "   - sub a\n"
+        "     - sub sub\n"
+        "2. Step two\n"
+        "lazy continuation\n"
+        "\n"
+        "Paragraph after the list.\n"
+    )
     units = parse(text)
     assert [u.text for u in units] == [
         "Step one\n\nDetails for step one.\n\n- sub a\n  - sub sub",
@@ -300,14 +324,17 @@ def test_indented_list_and_siblings() -> None:
 
 def test_ordered_item_other_than_one_does_not_interrupt_a_paragraph() -> None:
     assert [u.text for u in parse("We shipped in\n2024. It went well.\n")] == [
-        "We shipped in 2024. It went well."]
+        "We shipped in 2024. It went well."
+    ]
 
 
 def test_headings_are_not_units_and_setext_and_closing_hashes() -> None:
     text = "# Top #\n\nOverview\n--------\n\ntext under overview\n\n***\n\n## Style ##\nbody\n"
     units = parse(text)
     assert [(u.text, u.heading) for u in units] == [
-        ("text under overview", "Top > Overview"), ("body", "Top > Style")]
+        ("text under overview", "Top > Overview"),
+        ("body", "Top > Style"),
+    ]
     assert units[1].type == "convention"
 
 
@@ -320,7 +347,9 @@ def test_heading_levels_pop() -> None:
 def test_inline_comments_removed_but_not_in_code() -> None:
     text = "- Use pnpm <!-- since March --> for installs\n- Write `<!-- x -->` literally\n"
     assert [u.text for u in parse(text)] == [
-        "Use pnpm for installs", "Write `<!-- x -->` literally"]
+        "Use pnpm for installs",
+        "Write `<!-- x -->` literally",
+    ]
     assert parse("<!-- only a comment -->\n\n-   <!-- empty -->\n") == []
 
 
@@ -359,7 +388,9 @@ def test_long_units_are_cut_with_a_clear_rule() -> None:
 
 def test_tabs_indent_nested_items() -> None:
     assert [u.text for u in parse("- parent\n\t- child\n- next\n")] == [
-        "parent\n  - child", "next"]  # a tab is 4 columns; 2 are the parent's content indent
+        "parent\n  - child",
+        "next",
+    ]  # a tab is 4 columns; 2 are the parent's content indent
 
 
 def test_type_inference_rules() -> None:
@@ -419,20 +450,51 @@ def test_same_text_is_no_change_and_removing_a_file_removes_everything() -> None
 
 # ---------------------------------------------------------------- properties
 
-_MARKDOWNISH = st.lists(st.one_of(
-    st.sampled_from(["", " ", "# H", "## Sub", "- item", "  - nested", "* [ ] task", "1. one",
-                     "2) two", "```", "~~~", "```py", "<!--", "-->", "<!-- c --> x", "---",
-                     "===", "| a | b |", "|---|---|", "> quote", "\t- tab", "    code",
-                     "text", "more text  ", "back\\", "...", "\ufeff- bom"]),
-    st.text(max_size=30),
-), max_size=40)
+_MARKDOWNISH = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "",
+                " ",
+                "# H",
+                "## Sub",
+                "- item",
+                "  - nested",
+                "* [ ] task",
+                "1. one",
+                "2) two",
+                "```",
+                "~~~",
+                "```py",
+                "<!--",
+                "-->",
+                "<!-- c --> x",
+                "---",
+                "===",
+                "| a | b |",
+                "|---|---|",
+                "> quote",
+                "\t- tab",
+                "    code",
+                "text",
+                "more text  ",
+                "back\\",
+                "...",
+                "\ufeff- bom",
+            ]
+        ),
+        st.text(max_size=30),
+    ),
+    max_size=40,
+)
 
 
 @st.composite
 def documents(draw: st.DrawFn) -> str:
     lines = draw(_MARKDOWNISH)
-    eols = draw(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=len(lines),
-                         max_size=len(lines)))
+    eols = draw(
+        st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=len(lines), max_size=len(lines))
+    )
     return "".join(line + eol for line, eol in zip(lines, eols))
 
 

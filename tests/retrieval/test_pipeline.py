@@ -19,7 +19,10 @@ def test_hybrid_query_finds_by_meaning_and_explains(vengine):
     assert top.id == ids[FACTS[2]]
     assert top.explain.vector is not None and top.explain.rerank is not None
     assert top.explain.stage in ("rerank", "fused") and set(top.explain.boosts) == {
-        "type", "decay", "feedback"}
+        "type",
+        "decay",
+        "feedback",
+    }
     # a pure paraphrase with no shared word is still found (the vector source)
     r = query(vengine, "which JavaScript dependency tool", k=1)
     assert [h.id for h in r.results] == [ids[FACTS[0]]]
@@ -31,8 +34,10 @@ def test_only_candidates_near_the_best_go_to_the_cross_encoder(vengine):
     assert vengine.flush()
     r = query(vengine, "which port does the API server listen on", k=10, explain=True)
     assert r.results[0].content == FACTS[1]
+
     def boosted(hit):
         return hit.explain.fused * __import__("math").prod(hit.explain.boosts.values())
+
     best = max(boosted(h) for h in r.results)
     scored = [h for h in r.results if h.explain.rerank is not None]
     skipped = [h for h in r.results if h.explain.rerank is None]
@@ -46,7 +51,8 @@ def test_the_re_rank_depth_is_a_setting(tmp_path, clock, models):
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(
-        "[retrieval]\nrerank_depth = 2\nrerank_relative = 0.0\ninteractive_depth = 1\n")
+        "[retrieval]\nrerank_depth = 2\nrerank_relative = 0.0\ninteractive_depth = 1\n"
+    )
     with Engine.open(data, front="test", clock=clock, models=models) as engine:
         for t in FACTS:
             store(engine, t)
@@ -60,14 +66,17 @@ def test_the_re_rank_depth_is_a_setting(tmp_path, clock, models):
         assert sum(h.explain.rerank is not None for h in r.results) == 4
 
 
-@pytest.mark.parametrize("line, field", [
-    ("rerank_depth = 0", "retrieval.rerank_depth"),
-    ("rerank_depth = 2.5", "retrieval.rerank_depth"),
-    ("rerank_depth = true", "retrieval.rerank_depth"),
-    ("rerank_relative = 1.5", "retrieval.rerank_relative"),
-    ("interactive_depth = \"six\"", "retrieval.interactive_depth"),
-    ("lift = 3", "retrieval.lift"),
-])
+@pytest.mark.parametrize(
+    "line, field",
+    [
+        ("rerank_depth = 0", "retrieval.rerank_depth"),
+        ("rerank_depth = 2.5", "retrieval.rerank_depth"),
+        ("rerank_depth = true", "retrieval.rerank_depth"),
+        ("rerank_relative = 1.5", "retrieval.rerank_relative"),
+        ('interactive_depth = "six"', "retrieval.interactive_depth"),
+        ("lift = 3", "retrieval.lift"),
+    ],
+)
 def test_a_bad_retrieval_setting_is_refused_by_name(tmp_path, line, field):
     from memls.errors import InvalidInput
 
@@ -95,8 +104,7 @@ def test_interactive_and_lexical_modes(vengine):
 def test_missing_embedder_degrades_loudly_to_bm25(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
-    (data / "config.toml").write_text(
-        f'[models]\nembedder_dir = "{tmp_path / "nowhere"}"\n')
+    (data / "config.toml").write_text(f'[models]\nembedder_dir = "{tmp_path / "nowhere"}"\n')
     with Engine.open(data) as engine:
         m = store(engine, "Deploys go out on Tuesdays through ArgoCD")
         r = query(engine, "Tuesdays deploys")
@@ -119,5 +127,6 @@ def test_rerank_switched_off_by_environment(tmp_path, monkeypatch):
         r = query(engine, "who owns billing", explain=True)
         assert r.results and all(h.explain.rerank is None for h in r.results)
         assert r.degraded == []
-        assert engine.doctor(p.DoctorParams(project="alpha")).models["reranker"][
-            "state"] == "disabled"
+        assert (
+            engine.doctor(p.DoctorParams(project="alpha")).models["reranker"]["state"] == "disabled"
+        )

@@ -11,10 +11,18 @@ CONFIG = RetrievalConfig()
 
 def item(memory_id: str, fused: float, uri: str | None = None, line: int | None = None):
     memory = p.Memory(
-        id=memory_id, project="alpha", content=memory_id, type="note", status="active",
-        trust="candidate", valid_from="2026-01-01T00:00:00Z",
-        recorded_at="2026-01-01T00:00:00Z", content_hash=memory_id, canonical_hash=memory_id,
-        source_uri=uri, source_range=None if line is None else f"{line}-{line}",
+        id=memory_id,
+        project="alpha",
+        content=memory_id,
+        type="note",
+        status="active",
+        trust="candidate",
+        valid_from="2026-01-01T00:00:00Z",
+        recorded_at="2026-01-01T00:00:00Z",
+        content_hash=memory_id,
+        canonical_hash=memory_id,
+        source_uri=uri,
+        source_range=None if line is None else f"{line}-{line}",
     )
     return (fused, 1.0, {}, memory)
 
@@ -41,10 +49,13 @@ def test_the_gate_keeps_the_fused_order_when_nothing_looks_like_an_answer():
 
 
 def test_the_best_hits_lift_their_next_units_in_the_same_source():
-    head = [item("answer", 0.9, "doc", 10), item("after", 0.5, "doc", 11),
-            item("far", 0.5, "doc", 10 + CONFIG.lift_radius + 1),
-            item("other-file", 0.5, "notes", 11),
-            item("middling", 0.8)]
+    head = [
+        item("answer", 0.9, "doc", 10),
+        item("after", 0.5, "doc", 11),
+        item("far", 0.5, "doc", 10 + CONFIG.lift_radius + 1),
+        item("other-file", 0.5, "notes", 11),
+        item("middling", 0.8),
+    ]
     logits = [6.0, -8.0, -8.0, -8.0, 1.0]
     lifted = _lift(head, logits, CONFIG)
     assert lifted == {"after": (6.0 - CONFIG.lift_margin, "answer")}
@@ -61,7 +72,11 @@ def test_a_lift_never_lowers_a_score_and_can_be_switched_off():
 
 def test_only_the_best_seeds_lift():
     config = RetrievalConfig(lift_seeds=1)
-    head = [item("best", 0.9, "doc", 1), item("n1", 0.5, "doc", 2),
-            item("second", 0.8, "doc", 20), item("n2", 0.5, "doc", 21)]
+    head = [
+        item("best", 0.9, "doc", 1),
+        item("n1", 0.5, "doc", 2),
+        item("second", 0.8, "doc", 20),
+        item("n2", 0.5, "doc", 21),
+    ]
     lifted = _lift(head, [7.0, -9.0, 6.0, -9.0], config)
     assert set(lifted) == {"n1"}

@@ -30,6 +30,7 @@ def test_database_check_constraints_hold_epistemic_state(engine):
                 conn.execute(f"UPDATE memories SET {column} = ? WHERE id = ?", (value, r.id))
     assert engine.get(p.GetParams(id=r.id, project="alpha")).trust == "candidate"
 
+
 def test_audit_is_append_only_and_names_the_front(engine):
     m = store(engine, "Audited fact")
     engine.feedback(p.FeedbackParams(id=m.id, signal="helpful", project="alpha"))

@@ -38,7 +38,8 @@ def test_an_older_file_is_migrated_and_keeps_its_rows(tmp_path):
             "'note', '2025', '2025', 'h', 'c')"
         )
         assert not conn.execute(
-            "SELECT name FROM sqlite_master WHERE name = 'dead_letters'").fetchall()
+            "SELECT name FROM sqlite_master WHERE name = 'dead_letters'"
+        ).fetchall()
     old.close()
     new = Database(path)
     assert new.version == LATEST
@@ -78,8 +79,9 @@ def test_one_process_owns_a_data_directory(tmp_path):
             except StoreError as exc:
                 print("refused:", exc)
         """)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
         assert f"pid {os.getpid()}" in out.stdout and "refused" in out.stdout
     with Engine.open(data, wait_seconds=0.3):  # released on close: the next one takes over
         pass
