@@ -9,7 +9,7 @@ import jsonschema
 
 from memls import protocol, schemas
 
-CHECKED_IN = Path(__file__).resolve().parents[2] / "schemas"
+CHECKED_IN = Path(__file__).resolve().parents[1] / "schemas"
 
 
 def test_checked_in_schemas_match_the_code():
