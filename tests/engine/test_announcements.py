@@ -14,8 +14,9 @@ def _listen(engine):
 
 def test_maintain_announces_what_it_expired_and_the_index_drops_it(vengine, clock):
     keep = vengine.store(p.StoreParams(text="Deploys go out on Tuesdays", project="m")).id
-    gone = vengine.store(p.StoreParams(text="The staging database is db-7", project="m",
-                                       valid_until="2025-01-02")).id
+    gone = vengine.store(
+        p.StoreParams(text="The staging database is db-7", project="m", valid_until="2025-01-02")
+    ).id
     assert vengine.flush(timeout=120)
     assert gone in vengine.index.all_ids("m")
     heard = _listen(vengine)
@@ -37,10 +38,10 @@ def test_maintain_with_nothing_due_announces_nothing(engine):
 
 
 def test_resolving_a_pair_is_announced_with_both_ids(engine):
-    older = engine.store(p.StoreParams(text="We use yarn for package management",
-                                       project="r")).id
-    newer = engine.store(p.StoreParams(text="We no longer use yarn; we use pnpm for package "
-                                       "management", project="r")).id
+    older = engine.store(p.StoreParams(text="We use yarn for package management", project="r")).id
+    newer = engine.store(
+        p.StoreParams(text="We no longer use yarn; we use pnpm for package management", project="r")
+    ).id
     assert engine.flush(timeout=60)
     pairs = engine.conflicts(p.ConflictsParams(project="r")).conflicts
     assert [(c.newer.id, c.older.id) for c in pairs] == [(newer, older)]

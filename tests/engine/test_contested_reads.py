@@ -29,7 +29,8 @@ def test_get_and_list_carry_both_sides(engine):
     assert [(r.id, r.newer, r.current) for r in old.contradicted_by] == [(newer, newer, newer)]
     assert old.contradicts == [] and new.contradicted_by == []
     assert [(r.id, round(r.confidence, 4)) for r in new.contradicts] == [
-        (older, round(confidence, 4))]
+        (older, round(confidence, 4))
+    ]
     listed = {m.id: m for m in engine.list(p.ListParams(project="c")).memories}
     assert listed[older].contradicted_by == old.contradicted_by
 
@@ -63,8 +64,12 @@ def test_the_cli_marks_contested_and_superseded_lines(tmp_path):
     data = str(tmp_path / "data")
 
     def memls(*args):
-        done = subprocess.run([sys.executable, "-m", "memls", "--data-dir", data, *args],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "memls", "--data-dir", data, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 

@@ -34,9 +34,10 @@ def test_editing_one_item_is_one_removed_and_one_added(engine):
 
 def test_inserting_lines_moves_the_units_below_and_only_those(engine):
     first = sync(engine, NOTE)
-    before = {m.id: m.source_range for m in
-              engine.list(p.ListParams(project="n")).memories}
-    moved = sync(engine, NOTE.replace("## Conventions\n", "## Conventions\n\n- A brand new rule.\n"))
+    before = {m.id: m.source_range for m in engine.list(p.ListParams(project="n")).memories}
+    moved = sync(
+        engine, NOTE.replace("## Conventions\n", "## Conventions\n\n- A brand new rule.\n")
+    )
     assert len(moved.added) == 1 and moved.removed == []
     assert len(moved.moved) == 3 and moved.unchanged == len(first.added) - 3
     for memory_id in moved.moved:
