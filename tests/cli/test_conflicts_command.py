@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from memls.cli import main
-from memls.engine import Engine
 
 YARN = "We use yarn for package management"
 PNPM = "We switched from yarn to pnpm for package management"
@@ -22,11 +21,10 @@ def test_cli_pair_verdict_store_wait_and_resolve(tmp_path, capsys, monkeypatch):
     verdict = json.loads(capsys.readouterr().out)
     assert set(verdict) >= {"contradiction", "confidence", "signals", "similarity"}
     assert verdict["contradiction"] and verdict["signals"][0]["kind"] == "value_change"
-    # scoring a pair goes through the engine handle (a running daemon would answer with its warm
-    # models), so the store is opened, but nothing is written to it
-    with Engine.open(tmp_path / "data", front="test", vectors=False) as engine:
-        assert engine.db.read("SELECT count(*) FROM memories")[0][0] == 0
-        assert engine.db.read("SELECT count(*) FROM audit")[0][0] == 0
+    # scoring a pair goes through the engine handle (a running daemon would answer) and
+    # writes nothing: the store holds no memory and no audit row afterwards
+    assert main(["stats", "-p", "w", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["memories"] == 0
     main(
         [
             "conflicts",

@@ -152,7 +152,7 @@ def test_changes_are_announced_after_commit_and_never_for_a_rollback(vengine, mo
     assert vengine.get(p.GetParams(id=old.id, project="alpha")).status == "active"
     monkeypatch.undo()
     vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede", project="alpha"))
-    # announced once committed: the nested supersede, then the resolve itself
+    # announced once committed: the supersession, then the resolved pair
     assert seen == [("supersede", "superseded"), ("resolve", "superseded")]
 
 
