@@ -5,6 +5,16 @@ units to store, forget, re-range or leave alone; `matches(path, globs)` says whi
 No I/O, no clock: the watcher in the LSP front reads files and calls the engine.
 """
 
+from memls.notes.document import (
+    NoteFacts,
+    Ref,
+    comparable,
+    is_claim,
+    note_facts,
+    note_number,
+    resolve_ref,
+    section_of,
+)
 from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
 from memls.notes.parse import (
     MAX_UNIT_CHARS,
@@ -18,6 +28,14 @@ from memls.notes.parse import (
 )
 
 __all__ = [
+    "NoteFacts",
+    "Ref",
+    "comparable",
+    "is_claim",
+    "note_facts",
+    "note_number",
+    "resolve_ref",
+    "section_of",
     "DEFAULT_GLOBS",
     "MAX_UNIT_CHARS",
     "Diff",
