@@ -44,6 +44,12 @@ Relation = Literal["superseded_by", "supersedes", "amended_by", "amends", "see"]
 
 #: Sections whose units are not claims of the note.
 NOT_CLAIMS: frozenset[str] = frozenset({"status", "context", "options", "references"})
+#: A context unit that reports a change of state is a claim after all: "As of November 2024,
+#: we have migrated the logging service to OpenSearch", "The design of 018 proved impossible".
+_REPORTED_CHANGE = re.compile(
+    r"\b(?:as of|no longer|(?:is|are) now|we(?:'re| are)? now|(?:has|have) (?:now )?(?:been )?"
+    r"(?:migrated|moved|replaced|switched|removed|retired|decommissioned|deprecated|dropped|"
+    r"abandoned)|proved (?:impossible|unworkable|too))\b", re.IGNORECASE)
 
 _DATE = r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\s+\w+\s+\d{4}|\w+\s+\d{1,2},?\s+\d{4})"
 _SECTION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -134,7 +140,9 @@ def prose_words(text: str) -> list[str]:
 def is_claim(text: str, *, block: str = "para", section: str = "") -> bool:
     """Does this unit state something about the project (see the module docstring)?
     `block` is the unit's block kind: "para", "item", "table" or "code"."""
-    if block in ("table", "code") or section in NOT_CLAIMS:
+    if block in ("table", "code"):
+        return False
+    if section in NOT_CLAIMS and not (section == "context" and _REPORTED_CHANGE.search(text)):
         return False
     first = text.strip().splitlines()[0] if text.strip() else ""
     if _LABEL_LINE.match(first) and len(prose_words(text)) <= 12:
