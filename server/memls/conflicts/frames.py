@@ -40,6 +40,7 @@ _FRAME_WORDS = frozenset(stem(w) for w in (
     "prefer preferred favour favor favoured favored choose chose chosen prioritise prioritize "
     "prioritised prioritized pick over adopt adopted go forward will shall start starting "
     "support concept all any entire whole existing old new current previous legacy".split()
+    + list(lx.TIME_DEICTICS) + list(lx.TIME_PERIODS) + list(lx.TIME_ADVERBS)
 ))
 
 
@@ -51,6 +52,7 @@ class Change(NamedTuple):
     trigger: str  # the frame's words as written ("switched from jest to vitest")
     marker: str  # the words that make it a change ("switched", "no longer", "instead of")
     old_words: tuple[str, ...]  # the replaced filler's words as written
+    scope: frozenset[str]  # a trailing "for the admin app": where the change applies
 
 def _stems(phrase: str) -> frozenset[str]:
     out = set()
@@ -159,8 +161,11 @@ def changes(text: str) -> tuple[Change, ...]:
                 subject = _stems(plain) - old - new
                 a_text = _TRIM.sub("", groups.get("a") or "")
                 old_words = tuple(w for w in a_text.split() if stem(w.strip(".,:;'\"()")) in old)
+                tail = re.match(r"\s+(?:for|in|on|within)\s+(?:the\s+|our\s+)?([^,;.]{1,40})",
+                                plain[m.end():])
+                scope = _stems(tail.group(1)) if tail else frozenset()
                 found.append(Change(kind, old, new, subject, m.group(0).strip()[:60],
-                                    _marker(m.group(0)), old_words))
+                                    _marker(m.group(0)), old_words, scope))
                 covered.append((m.start(), m.end()))
     return tuple(found)
 
@@ -200,3 +205,9 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
 def words(text: str) -> frozenset[str]:
     """Every content stem of `text`, values included as words ("a month" -> month)."""
     return _stems(normalize(_CODE.sub(lambda m: m.group(1), text)))
+
+
+def identifier(word: str) -> bool:
+    """A named thing written as an identifier ("v1", "#deploys", "node.js"): the most
+    specific kind of name."""
+    return any(not c.isalpha() for c in word)

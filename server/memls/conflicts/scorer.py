@@ -411,10 +411,14 @@ def _change_frame(
         if change.new and _restated(change.new, names[0], stated):
             continue  # the existing text already says the new state
         if change.old:
-            named = change.old & names[0]
-            share = max(_share(named, stated), _share(change.old, stated))
-            if share < FRAME_MIN_SHARE:
-                continue
+            named = (change.old & names[0]) - change.new  # "EKS" in "from EKS nodes to EKS
+            #                                               Fargate" is context, not the filler
+            key = named or (change.old - change.new)
+            if _share(key, stated) < FRAME_MIN_SHARE or not all(
+                    w in stated for w in key if frames.identifier(w)):
+                continue  # "the v1 API was deprecated" says nothing of "the v2 API"
+            if change.scope and change.scope & stated and not change.scope <= stated:
+                continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
             if not named and not change.subject & old_keys and len(change.old) < 2:
                 continue  # a common word replaced, in another subject
             return _strong([change.marker, *change.old_words]), _related(change, old_keys)
