@@ -52,7 +52,7 @@ class Change(NamedTuple):
     trigger: str  # the frame's words as written ("switched from jest to vitest")
     marker: str  # the words that make it a change ("switched", "no longer", "instead of")
     old_words: tuple[str, ...]  # the replaced filler's words as written
-    scope: frozenset[str]  # a trailing "for the admin app": where the change applies
+    scope: tuple[str, ...]  # a trailing "for the admin app": where the change applies
 
 def _stems(phrase: str) -> frozenset[str]:
     out = set()
@@ -67,9 +67,18 @@ def _stems(phrase: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_LINK_TARGET = re.compile(r"\]\([^)]*\)|<?\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+
+
+def _unlinked(text: str) -> str:
+    """`text` without link targets and URLs: a link is a reference, not a claim's word."""
+    return _LINK_TARGET.sub("] ", text)
+
+
 @functools.lru_cache(maxsize=1024)
 def entities(text: str) -> frozenset[str]:
     """Stems of the named things in `text` (see the module docstring)."""
+    text = _unlinked(text)
     out: set[str] = set()
     for span in _CODE.findall(text):
         out.update(_stems(normalize(span)))
@@ -163,7 +172,8 @@ def changes(text: str) -> tuple[Change, ...]:
                 old_words = tuple(w for w in a_text.split() if stem(w.strip(".,:;'\"()")) in old)
                 tail = re.match(r"\s+(?:for|in|on|within)\s+(?:the\s+|our\s+)?([^,;.]{1,40})",
                                 plain[m.end():])
-                scope = _stems(tail.group(1)) if tail else frozenset()
+                scope = tuple(stem(w) for w in (tail.group(1).split() if tail else ())
+                              if stem(w) in _stems(w))
                 found.append(Change(kind, old, new, subject, m.group(0).strip()[:60],
                                     _marker(m.group(0)), old_words, scope))
                 covered.append((m.start(), m.end()))
@@ -204,10 +214,37 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
 @functools.lru_cache(maxsize=1024)
 def words(text: str) -> frozenset[str]:
     """Every content stem of `text`, values included as words ("a month" -> month)."""
-    return _stems(normalize(_CODE.sub(lambda m: m.group(1), text)))
+    return _stems(normalize(_CODE.sub(lambda m: m.group(1), _unlinked(text))))
 
 
 def identifier(word: str) -> bool:
     """A named thing written as an identifier ("v1", "#deploys", "node.js"): the most
     specific kind of name."""
     return any(not c.isalpha() for c in word)
+
+
+_HEDGE = re.compile(
+    r"\b(?:consider(?:ed|ing)?|could|would|might|may|option|options|alternatives?|"
+    r"alternatively|evaluat(?:e|ed|ing)|pros|cons|if|whether|proposal|propose[sd]?|rejected|"
+    r"trade-?offs?|maybe|perhaps|possibly|suggest(?:ed|s)?|instead|rather)\b|\?")
+_ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides)\b")
+
+
+@functools.lru_cache(maxsize=1024)
+def tokens(text: str) -> tuple[str, ...]:
+    """The stems of `text` in order, stopwords kept as "" (a modifier needs a neighbour)."""
+    out = []
+    for w in _WORD.findall(normalize(_CODE.sub(lambda m: m.group(1), text))):
+        w = w.strip(".,:;'\"()").rstrip("-")
+        out.append("" if not w or w in lx.STOPWORDS else stem(w))
+    return tuple(out)
+
+
+def hedged(text: str) -> bool:
+    """Does the text weigh an option instead of stating a choice ("we could use X", "Option
+    2: ...", "should we ...?")?"""
+    return bool(_HEDGE.search(normalize(text)))
+
+
+def additive(text: str) -> bool:
+    return bool(_ADDITIVE.search(normalize(text)))

@@ -97,6 +97,14 @@ MAX_SWAP_WORDS = 4
 #: Clauses with more subject words than this swap a slot only between named things
 #: ("Arachne achieves ..." / "components ..." in two long ADR sentences is no choice).
 SHORT_CLAUSE_KEYS = 8
+#: A named-thing swap is read only between short statements (content words each) that share
+#: at least this many content words.
+NAMED_SWAP_MAX_WORDS = 14
+#: Texts with more subject words than this (a paragraph) swap a slot only between named things.
+SHORT_TEXT_KEYS = 12
+NAMED_SWAP_SHARED = 2
+#: ... and in which at most this many other content words differ.
+NAMED_SWAP_REST = 3
 #: Share of the replaced thing's words ("from session cookies") the old text must contain.
 OVERRIDE_MIN_OVERLAP = 0.6
 #: Share of a change frame's replaced filler ("from our homegrown table") the old text states.
@@ -246,6 +254,8 @@ def _signals(
         found.pop("antonym", None)  # two opposites at once describe two sides, not a change
     if triggers := _preference_swap(new, existing):
         fire("choice_change", triggers)
+    if "choice_change" not in found and (triggers := _named_swap(new, existing, names)):
+        fire("choice_change", triggers)
     strong_frame, related = _change_frame(new, existing, a, b, names)
     signals = [
         Signal(kind=kind, weight=SIGNAL_WEIGHTS[kind], triggers=triggers)  # type: ignore[arg-type]
@@ -368,17 +378,62 @@ def _choice_change(
         return []
     if len(fill_n) + len(fill_e) > MAX_SWAP_WORDS:
         return []
-    if any("://" in cn.surface[k] for k in fill_n) or any("://" in ce.surface[k] for k in fill_e):
-        return []  # links are references, not fillers
-    if max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS and not (
-        set(fill_n) & names[0] and set(fill_e) & names[1]
-    ):
+    if any("/" in cn.surface[k] for k in fill_n) or any("/" in ce.surface[k] for k in fill_e):
+        return []  # links and paths are references, not fillers
+    long = max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS or max(
+        len(a.keys), len(b.keys)) > SHORT_TEXT_KEYS
+    if long and not (set(fill_n) & names[0] and set(fill_e) & names[1]):
         return []  # in a long sentence only named things are alternatives for a slot
     return [cn.surface[k] for k in fill_n] + [ce.surface[k] for k in fill_e]
 
 
 def _overlap(x: frozenset[str], y: frozenset[str]) -> float:
     return len(x & y) / min(len(x), len(y)) if x and y else 0.0
+
+
+def _named_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[str]]) -> list[str]:
+    """Two short statements about the same thing, each naming a thing the other does not:
+    "The team will adopt Kafka for event streaming between services" / "Services exchange
+    events through RabbitMQ". Needs NAMED_SWAP_SHARED shared content words, no hedge ("we
+    could", "option"), nothing added ("also"), and no shared word with two different
+    modifiers ("the admin app ... Vite" / "the customer app ... Webpack": two subjects)."""
+    words_n, words_e = frames.words(new), frames.words(existing)
+    if max(len(words_n), len(words_e)) > NAMED_SWAP_MAX_WORDS:
+        return []
+    only_n = frozenset(w for w in names[0] - words_e - names[1] if w[:1].isalpha())
+    only_e = frozenset(w for w in names[1] - words_n - names[0] if w[:1].isalpha())
+    if not only_n or not only_e:
+        return []  # versions and numbers are the value signal's business
+    shared = (words_n & words_e) - GENERIC_STEMS - only_n - only_e
+    if len(shared) < NAMED_SWAP_SHARED:
+        return []
+    rest = (words_n - shared - only_n) | (words_e - shared - only_e)
+    if len(rest) > NAMED_SWAP_REST:
+        return []  # more differs than the named things: another statement, not another choice
+    if frames.hedged(new) or frames.hedged(existing) or frames.additive(new) \
+            or frames.additive(existing) \
+            or any(c.past for text in (new, existing) for c in analyze(text).clauses):
+        return []
+    if _modified_apart(frames.tokens(new), frames.tokens(existing), shared, names):
+        return []
+    return sorted(only_n)[:3] + sorted(only_e)[:3]
+
+
+def _modified_apart(
+    tn: tuple[str, ...], te: tuple[str, ...], shared: frozenset[str],
+    names: tuple[frozenset[str], frozenset[str]],
+) -> bool:
+    """A shared word with different modifiers on each side ("runtime secrets" / "secrets for
+    CI ... GitHub Actions secrets"): two subjects."""
+    def before(seq: tuple[str, ...], word: str) -> set[str]:
+        return {seq[i - 1] for i, w in enumerate(seq) if w == word and i > 0
+                and seq[i - 1] and seq[i - 1] not in GENERIC_STEMS}
+
+    for word in shared:
+        pn, pe = before(tn, word), before(te, word)
+        if pn and pe and not pn & pe:
+            return True
+    return False
 
 
 def _preference_swap(new: str, existing: str) -> list[str]:
@@ -408,7 +463,7 @@ def _change_frame(
     if not frames.changes(new) and not frames.changes(existing):
         return None, False
     for change in frames.changes(new):
-        if change.new and _restated(change.new, names[0], stated):
+        if change.new and _restated(change.new - change.old, names[0], stated):
             continue  # the existing text already says the new state
         if change.old:
             named = (change.old & names[0]) - change.new  # "EKS" in "from EKS nodes to EKS
@@ -417,7 +472,7 @@ def _change_frame(
             if _share(key, stated) < FRAME_MIN_SHARE or not all(
                     w in stated for w in key if frames.identifier(w)):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
-            if change.scope and change.scope & stated and not change.scope <= stated:
+            if len(change.scope) > 1 and change.scope[-1] in stated and not set(change.scope) <= stated:
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
             if not named and not change.subject & old_keys and len(change.old) < 2:
                 continue  # a common word replaced, in another subject
