@@ -109,7 +109,7 @@ def entities(text: str) -> frozenset[str]:
 _X = r"(?P<x>[^,;]{1,60}?)"
 _A = r"(?P<a>[^,;]{1,60}?)"
 _B = r"(?P<b>[^,;]{1,60}?)"
-_END = (r"(?=\s+(?:for|because|since|after|before|when|once|until|unless|so|as|in order|last|"
+_END = (r"(?=\s+(?:for(?!\s+[^\s,;]+[.!]?\s*$)|because|since|after|before|when|once|until|unless|so|as|in order|last|"
         r"this|from now|on \w+day|due|pending|mainly|which)\b|[,;.:]|$)")
 _MOVE = r"(?:move|moved|moves|migrate|migrated|migrates|switch|switched|switches|change|" \
         r"changed|transitioned|ported|converted|went|passed|handed|transferred)"
@@ -128,9 +128,9 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("rename", rf"{_A}\s+(?:is|are)\s+now\s+(?:called|named|known as|published as)\s+{_B}{_END}"),
         ("rewrite", rf"\b(?:rewrote|rewritten|rebuilt|rebuild|reimplemented|re-implemented|reworked|ported|recreated|redone|rewriting|rebuilding)\s+(?:(?!in\b|with\b|to\b|using\b)[^,;]{{0,60}}?\s+)?(?:in|with|to|using|on)\s+{_B}{_END}"),
         ("rewrite", rf"\b(?:is|are)\s+now\s+(?:implemented|written|built|done|handled|managed|run|served|hosted|stored|kept|cut|sent|shipped|signed|hashed|maintained|routed|signed|released|published)\s+(?:in|with|by|on|at|through|via|using|from|to|as)\s+{_B}{_END}"),
-        ("adopt", rf"\b(?:switch|switched|switching|move|moved|moving|migrate|migrated|migrating|transition|transitioned|transitioning|change|changed|changing|upgrade|upgraded|upgrading)\s+(?:(?!to\b|from\b)[^,;]{{0,40}}?\s+)?(?:to|onto|over to)\s+{_B}{_END}"),
+        ("adopt", rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:switch|move|migrate|transition|change|upgrade)|\b(?:switched|switching|moved|moving|migrated|migrating|transitioned|transitioning|changed|changing|upgraded|upgrading))\s+(?:(?!to\b|from\b)[^,;]{{0,40}}?\s+)?(?:to|onto|over to)\s+{_B}{_END}"),
         ("remove", rf"\b(?:no longer|not anymore|stopped|stop|quit|ceased)\s+{_A}{_END}"),
-        ("remove", rf"\b(?:remove|removed|removing|drop|dropped|dropping|decomm?iss?ion|decomm?iss?ioned|decomm?iss?ioning|retire|retired|retiring|deprecate|deprecated|deprecating|delete|deleted|deleting|abandon|abandoned|sunset|sunsetting|phase out|phasing out|phased out)\s+{_A}{_END}"),
+        ("remove", rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out|phasing out|phased out)|\b(?:removed|removing|dropped|dropping|decomm?iss?ioned|decomm?iss?ioning|retired|retiring|deprecated|deprecating|deleted|deleting|abandoned|sunsetting))\s+{_A}{_END}"),
         ("remove", rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|will be|are being|is being)\s+(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased out|gone|closed|unsupported)\b"),
     )
 )
@@ -146,7 +146,8 @@ def _marker(phrase: str) -> str:
     return phrase.split()[0] if phrase.split() else ""
 
 
-_TRIM = re.compile(r"^(?:the|our|a|an|all|any|its|their|every|of)\s+|\s+(?:the|a|an)$")
+_TRIM = re.compile(r"^(?:(?:the|our|a|an|all|any|its|their|every|of|support for|use of|"
+                   r"usage of|using)\s+)+|\s+(?:the|a|an)$")
 
 
 @functools.lru_cache(maxsize=1024)

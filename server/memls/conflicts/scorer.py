@@ -400,6 +400,8 @@ def _named_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
     words_n, words_e = frames.words(new), frames.words(existing)
     if max(len(words_n), len(words_e)) > NAMED_SWAP_MAX_WORDS:
         return []
+    if frames.changes(new) or frames.changes(existing):
+        return []  # a change frame says what replaced what; the frame rules read it
     only_n = frozenset(w for w in names[0] - words_e - names[1] if w[:1].isalpha())
     only_e = frozenset(w for w in names[1] - words_n - names[0] if w[:1].isalpha())
     if not only_n or not only_e:
@@ -469,6 +471,8 @@ def _change_frame(
             named = (change.old & names[0]) - change.new  # "EKS" in "from EKS nodes to EKS
             #                                               Fargate" is context, not the filler
             key = named or (change.old - change.new)
+            if not named and len(old_keys) > SHORT_TEXT_KEYS:
+                continue  # common words replaced, against a paragraph: too loose to align
             if _share(key, stated) < FRAME_MIN_SHARE or not all(
                     w in stated for w in key if frames.identifier(w)):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
@@ -478,9 +482,10 @@ def _change_frame(
                 continue  # a common word replaced, in another subject
             return _strong([change.marker, *change.old_words]), _related(change, old_keys)
         if change.kind in ("rewrite", "adopt") and change.new:
-            if not (change.subject - GENERIC_STEMS) & old_keys:
-                continue
-            others = names[1] - names[0] - change.subject - change.new
+            if not (change.subject - GENERIC_STEMS) & old_keys or len(old_keys) > SHORT_TEXT_KEYS:
+                continue  # only a short statement on the same subject names the old filler
+            others = frozenset(w for w in names[1] - names[0] - change.subject - change.new
+                               if len(w) > 1 and w[:1].isalpha())
             if others:
                 return _strong([change.marker, *sorted(others)[:3]]), _related(change, old_keys)
     said = frames.words(new) | names[0]
