@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
 from memls.conflicts.scorer import lexical_similarity, score_pair  # noqa: E402
+from memls.conflicts.frames import entities, targets, words  # noqa: E402
 from memls.conflicts.text import analyze  # noqa: E402
 from memls.notes import comparable, note_facts, parse, resolve_ref  # noqa: E402
 from memls.notes.globs import DEFAULT_GLOBS, default_type, matches  # noqa: E402
@@ -49,6 +50,8 @@ from memls.notes.globs import DEFAULT_GLOBS, default_type, matches  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "data" / "notes"
 OURS = ROOT / "benchmarks" / "results" / "notes-conflicts-judged.tsv"
 CANDIDATES = 10
+TARGETED = 5
+DIAGNOSIS: dict = {}
 csv.field_size_limit(1 << 24)
 
 
@@ -189,10 +192,15 @@ def mode_pairs(corpus: Path, similarity) -> list[tuple]:
     return rows
 
 
-def mode_simulate(corpus: Path, embed) -> tuple[list[tuple], list, int]:
+def mode_simulate(corpus: Path, embed, targeted: bool = False,
+                  watch: set | None = None) -> tuple[list[tuple], list, int]:
+    """`targeted`: besides the nearest units, the earlier units that state what a change frame
+    of the new unit replaces (`frames.targets`), as a lexical lookup would find them.
+    `watch`: pairs to explain (their similarity, rank and verdict) in DIAGNOSIS."""
     units, facts = read_units(corpus)
     found = []
     total = 0
+    DIAGNOSIS.clear()
     for project, us in units.items():
         total += len(us)
         claims = list(us)  # candidates come from every unit, as the index holds them all
@@ -213,7 +221,27 @@ def mode_simulate(corpus: Path, embed) -> tuple[list[tuple], list, int]:
                 row = [(lexical_similarity(analyses[i], analyses[j]), j)
                        for j in range(len(claims)) if j != i]
             row.sort(reverse=True)
-            for sim, j in row[:CANDIDATES]:
+            picked = row[:CANDIDATES]
+            if targeted:
+                # both directions: the earlier units that state what the new one replaces, and
+                # the earlier units that rejected or replaced what the new one names
+                wanted, named = targets(newer.text), entities(newer.text)
+                chosen = {j for _, j in picked}
+                extra = [(sim, j) for sim, j in row[CANDIDATES:]
+                         if claims[j].order < newer.order and claims[j].claim and (
+                             (wanted and wanted <= words(claims[j].text))
+                             or (targets(claims[j].text) & named))]
+                picked += [(sim, j) for sim, j in extra[:TARGETED] if j not in chosen]
+            if watch:
+                for rank, (sim, j) in enumerate(row):
+                    k = key(newer.where, claims[j].where)
+                    if k in watch:
+                        v = score_pair(newer.text, claims[j].text,
+                                       similarity=sim if sims is not None else None)
+                        DIAGNOSIS[k] = (round(sim, 3), rank + 1, v.confidence,
+                                        document_rule(newer, claims[j], facts),
+                                        any(jj == j for _, jj in picked))
+            for sim, j in picked:
                 older = claims[j]
                 if older.order > newer.order or document_rule(newer, older, facts):
                     continue
@@ -295,7 +323,12 @@ def report_found(found, edges, total, given, ours, real, out) -> None:
     for k in sorted(real, key=sorted):
         a, b = sorted(k)
         how = "conflict" if k in hits else "edge" if k in by_edge else "MISSED"
-        print(f"  {how:8} {a}  |  {b}", file=out)
+        why = ""
+        if how == "MISSED" and k in DIAGNOSIS:
+            sim, rank, conf, rule, picked = DIAGNOSIS[k]
+            why = (f"  [similarity {sim}, rank {rank}, {'a candidate' if picked else 'not a candidate'}"
+                   f", confidence {conf}, rule: {rule or '-'}]")
+        print(f"  {how:8} {a}  |  {b}{why}", file=out)
     print("\nreported pairs (verdict, confidence, signals, newer, older):", file=out)
     for newer, older, verdict, new_text, old_text in found:
         sig = " ".join(f"{s.kind}[{','.join(s.triggers[:4])}]" for s in verdict.signals)
@@ -341,6 +374,8 @@ def main() -> None:
     parser.add_argument("--models", action="store_true", help="bge-small cosine as similarity")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--out", type=Path, help="also write the report here")
+    parser.add_argument("--targeted", action="store_true",
+                        help="simulate: also check the earlier units a change frame names")
     args = parser.parse_args()
     given, ours, real = load_judgements(args.corpus)
     embed = similarity = None
@@ -366,13 +401,14 @@ def main() -> None:
     out = io.StringIO()
     command = "python benchmarks/notes_conflicts.py " + shlex.join(sys.argv[1:])
     print(f"$ {command.strip()}", file=out)
-    print(f"corpus: {args.corpus.name}/, similarity: "
-          f"{'bge-small cosine' if args.models else 'lexical (no models)'}", file=out)
+    print(f"corpus: {args.corpus.name}/, similarity: " + (
+        "the engine's own (default settings)" if args.mode == "engine" else
+        "bge-small cosine" if args.models else "lexical (no models)"), file=out)
     started = time.perf_counter()
     if args.mode == "pairs":
         report_pairs(mode_pairs(args.corpus, similarity), given, ours, out)
     elif args.mode == "simulate":
-        found, edges, total = mode_simulate(args.corpus, embed)
+        found, edges, total = mode_simulate(args.corpus, embed, args.targeted, real)
         report_found(found, edges, total, given, ours, real, out)
     else:
         found, total = mode_engine(args.corpus)

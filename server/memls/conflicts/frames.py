@@ -249,3 +249,17 @@ def hedged(text: str) -> bool:
 
 def additive(text: str) -> bool:
     return bool(_ADDITIVE.search(normalize(text)))
+
+
+@functools.lru_cache(maxsize=1024)
+def targets(text: str) -> frozenset[str]:
+    """What the change frames of `text` say was replaced or removed, as stems: the named
+    things of each replaced filler (all its words when it names none). An engine can look
+    these up (lexically) to find the statements the text supersedes even when they are not
+    among its nearest neighbours ("This replaces usage of kOps" -> {"kop"})."""
+    named = entities(text)
+    out: set[str] = set()
+    for change in changes(text):
+        old = change.old - change.new
+        out.update((old & named) or old)
+    return frozenset(out)
