@@ -223,6 +223,7 @@ def _signals(
     whatever its similarity."""
     found: dict[str, list[str]] = {}
     names = (frames.entities(new), frames.entities(existing))
+    hedged = frames.hedged(new) or frames.hedged(existing)  # an option weighed is no choice
     antonym_pairs: set[tuple[str, str]] = set()
 
     def fire(kind: str, triggers: list[str]) -> None:
@@ -248,7 +249,7 @@ def _signals(
                     fire("antonym", [_word(cn, ce, w) for pair in opposites for w in pair])
             if triggers := _value_change(cn, ce, a, b, ignore):
                 fire("value_change", triggers)
-            if not flipped and (triggers := _choice_change(cn, ce, a, b, names)):
+            if not flipped and not hedged and (triggers := _choice_change(cn, ce, a, b, names)):
                 fire("choice_change", triggers)
     if len(antonym_pairs) > 1:
         found.pop("antonym", None)  # two opposites at once describe two sides, not a change
@@ -478,7 +479,8 @@ def _change_frame(
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
             if len(change.scope) > 1 and change.scope[-1] in stated and not set(change.scope) <= stated:
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
-            if not named and not change.subject & old_keys and len(change.old) < 2:
+            if not named and not change.subject & old_keys and len(change.old) < 2 \
+                    and len(old_keys) > SHORT_CLAUSE_KEYS:
                 continue  # a common word replaced, in another subject
             return _strong([change.marker, *change.old_words]), _related(change, old_keys)
         if change.kind in ("rewrite", "adopt") and change.new:

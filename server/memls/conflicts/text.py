@@ -42,6 +42,7 @@ def normalize(text: str) -> str:
     return _PULL_REQUEST.sub(lambda m: m.group(0).replace(" ", "-"), value)
 
 
+@functools.lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A small suffix stripper: enough to match 'stored'/'store', 'deploys'/'deployment'."""
     word = lx.ABBREVIATIONS.get(word, word)
