@@ -64,8 +64,7 @@ def _stems(phrase: str, keep_generic: bool = False) -> frozenset[str]:
         if not w or w in lx.STOPWORDS or w in lx.NEGATORS:
             continue
         s = stem(w)
-        if (s in GENERIC_STEMS and not keep_generic) or s in _FRAME_WORDS \
-                or (w.isdigit() and len(w) < 2):
+        if (s in GENERIC_STEMS and not keep_generic) or s in _FRAME_WORDS:
             continue
         out.add(s)
     return frozenset(out)

@@ -475,7 +475,8 @@ def _change_frame(
             if not named and len(old_keys) > SHORT_TEXT_KEYS:
                 continue  # common words replaced, against a paragraph: too loose to align
             if _share(key, stated) < FRAME_MIN_SHARE or not all(
-                    w in stated for w in key if frames.identifier(w)):
+                    w in stated for w in key | change.old
+                    if frames.identifier(w) and (w in key or w[:1].isdigit())):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
             if len(change.scope) > 1 and change.scope[-1] in stated and not set(change.scope) <= stated:
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
