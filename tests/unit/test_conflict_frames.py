@@ -71,8 +71,8 @@ CONTRADICTIONS = [
     ("Availability is prioritised over consistency for the cart service.",
      "For the cart service we prioritise consistency over availability."),
     ("The team will adopt Kafka for event streaming between services.", "Services exchange events through RabbitMQ."),
-    ("Use Amazon EKS for running the main cluster. This replaces usage of kOps.",
-     "We decided to manage the kubernetes cluster ourselves rather than using EKS."),
+    ("Use Amazon EKS for running the main Kubernetes cluster. This replaces usage of kOps.",
+     "We decided to manage the Kubernetes cluster ourselves rather than using EKS."),
     ("We will remove all concept of supertypes, subtypes and attribute inheritance from the data model.",
      "Entity types may have one or more supertypes."),
 ]

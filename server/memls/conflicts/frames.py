@@ -157,7 +157,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(  # noqa: E501
         ("rewrite", rf"\b(?:rewrote|rewritten|rebuilt|rebuild|reimplemented|re-implemented|reworked|ported|recreated|redone|rewriting|rebuilding)\s+(?:(?!in\b|with\b|to\b|using\b)[^,;]{{0,60}}?\s+)?(?:in|with|to|using|on)\s+{_B}{_END}"),
         ("rewrite", rf"\b(?:is|are)\s+now\s+(?:implemented|written|built|done|handled|managed|run|served|hosted|stored|kept|cut|sent|shipped|signed|hashed|maintained|routed|signed|released|published)\s+(?:in|with|by|on|at|through|via|using|from|to|as)\s+{_B}{_END}"),
         ("adopt", rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:switch|move|migrate|transition|change|upgrade)|\b(?:switched|switching|moved|moving|migrated|migrating|transitioned|transitioning|changed|changing|upgraded|upgrading))\s+(?:(?!to\b|from\b)[^,;]{{0,40}}?\s+)?(?:to|onto|over to)\s+{_B}{_END}"),
-        ("remove", rf"\b(?:no longer|not anymore|stopped|stop|quit|ceased)\s+{_A}{_END}"),
+        ("remove", rf"\b(?:no longer|not anymore|stopped|ceased)\s+{_A}{_END}"),
         ("remove", rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out|phasing out|phased out)|\b(?:removed|removing|dropped|dropping|decomm?iss?ioned|decomm?iss?ioning|retired|retiring|deprecated|deprecating|deleted|deleting|abandoned|sunsetting))\s+{_A}{_END}"),
         ("remove", rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|will be|are being|is being)\s+(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased out|gone|closed|unsupported)\b"),
     )

@@ -480,9 +480,8 @@ def _change_frame(
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
             if len(change.scope) > 1 and change.scope[-1] in stated and not set(change.scope) <= stated:
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
-            if not named and not change.subject & old_keys and len(change.old) < 2 \
-                    and len(old_keys) > SHORT_CLAUSE_KEYS:
-                continue  # a common word replaced, in another subject
+            if not (change.subject - GENERIC_STEMS) & old_keys and len(old_keys) > SHORT_CLAUSE_KEYS:
+                continue  # the replaced thing named in passing, by a statement on another subject
             return _strong([change.marker, *change.old_words]), _related(change, old_keys)
         if change.kind in ("rewrite", "adopt") and change.new:
             if not (change.subject - GENERIC_STEMS) & old_keys or len(old_keys) > SHORT_TEXT_KEYS:
@@ -503,7 +502,7 @@ def _change_frame(
         if _restated(change.new, names[1], said):
             continue  # both name both: the same choice told again
         rest = (said & stated) - change.old - GENERIC_STEMS
-        if rest:
+        if len(rest) >= 2:  # the same subject besides the rejected thing
             return _strong([change.marker, *sorted(key)[:2]]), _related(change, said)
     return None, False
 
