@@ -124,6 +124,7 @@ def test_nearest_naming_heading_wins() -> None:
     ("Deciders: Ana, Bo", False),
     ("Accepted", False),
     ("Uses [Karpenter](https://karpenter.sh) to scale nodes on demand.", True),
+    ("~~Product teams have confirmed their builds and deploys.~~", False),
 ])
 def test_is_claim(text: str, claim: bool) -> None:
     assert is_claim(text) is claim

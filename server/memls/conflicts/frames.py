@@ -174,6 +174,7 @@ def _marker(phrase: str) -> str:
     return phrase.split()[0] if phrase.split() else ""
 
 
+_HYPOTHETICAL = re.compile(r"\b(?:would|could|might|may|if|unless|whether)\b")
 _TRIM = re.compile(r"^(?:(?:the|our|a|an|all|any|its|their|every|of|support for|use of|"
                    r"usage of|using)\s+)+|\s+(?:the|a|an)$")
 
@@ -205,6 +206,8 @@ def changes(text: str) -> tuple[Change, ...]:
             for m in pattern.finditer(plain):
                 if any(s <= m.start() < e for s, e in covered):
                     continue
+                if _HYPOTHETICAL.search(plain[max(0, m.start() - 40):m.start() + 1]):
+                    continue  # "there would no longer be a single configuration": a what-if
                 groups = m.groupdict()
                 old = _filler(groups.get("a") or "")
                 new = _filler(groups.get("b") or "")

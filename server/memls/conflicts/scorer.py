@@ -499,8 +499,6 @@ def _change_frame(
         key = named or change.old
         if _share(key, said) < 1.0 or key & removed:
             continue  # the new text does not name the rejected thing, or removes it too
-        if _restated(change.new, names[1], said):
-            continue  # both name both: the same choice told again
         rest = (said & stated) - change.old - GENERIC_STEMS
         if len(rest) >= 2:  # the same subject besides the rejected thing
             return _strong([change.marker, *sorted(key)[:2]]), _related(change, said)

@@ -144,6 +144,8 @@ def is_claim(text: str, *, block: str = "para", section: str = "") -> bool:
         return False
     if section in NOT_CLAIMS and not (section == "context" and _REPORTED_CHANGE.search(text)):
         return False
+    if re.fullmatch(r"\s*~~.*~~\s*", text, re.DOTALL):
+        return False  # struck through: the note retracted it
     first = text.strip().splitlines()[0] if text.strip() else ""
     if _LABEL_LINE.match(first) and len(prose_words(text)) <= 12:
         return False
