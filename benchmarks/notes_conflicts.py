@@ -41,11 +41,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from memls.conflicts.scorer import lexical_similarity, score_pair  # noqa: E402
-from memls.conflicts.frames import entities, targets, words  # noqa: E402
-from memls.conflicts.text import analyze  # noqa: E402
-from memls.notes import comparable, note_facts, parse, resolve_ref  # noqa: E402
-from memls.notes.globs import DEFAULT_GLOBS, default_type, matches  # noqa: E402
+from memls.conflicts.frames import entities, targets, words
+from memls.conflicts.scorer import lexical_similarity, score_pair
+from memls.conflicts.text import analyze
+from memls.notes import comparable, note_facts, parse, resolve_ref
+from memls.notes.globs import DEFAULT_GLOBS, default_type, matches
 
 CORPUS = ROOT.parent / "shared" / "data" / "notes"
 OURS = ROOT / "benchmarks" / "results" / "notes-conflicts-judged.tsv"
@@ -73,8 +73,11 @@ class NoteUnit:
 def note_files(corpus: Path) -> dict[str, list[Path]]:
     projects: dict[str, list[Path]] = {}
     for folder in sorted(p for p in corpus.iterdir() if p.is_dir()):
-        files = [f for f in sorted(folder.rglob("*"))
-                 if f.is_file() and matches(f.relative_to(folder).as_posix(), DEFAULT_GLOBS)]
+        files = [
+            f
+            for f in sorted(folder.rglob("*"))
+            if f.is_file() and matches(f.relative_to(folder).as_posix(), DEFAULT_GLOBS)
+        ]
         if files:
             projects[folder.name] = files
     return projects
@@ -97,8 +100,9 @@ def read_units(corpus: Path) -> tuple[dict[str, list[NoteUnit]], dict[str, objec
                     continue  # the engine keeps one memory per canonical text per project
                 seen.add(u.key)
                 order += 1
-                out.append(NoteUnit(project, rel, u.start_line + 1, u.text, u.section, u.claim,
-                                    order))
+                out.append(
+                    NoteUnit(project, rel, u.start_line + 1, u.text, u.section, u.claim, order)
+                )
     return units, facts
 
 
@@ -144,7 +148,8 @@ def document_rule(newer: NoteUnit, older: NoteUnit, facts: dict) -> str | None:
     if not newer.claim or not older.claim:
         return "not a claim"
     if newer.path == older.path and not comparable(
-            (newer.line - 1, newer.section), (older.line - 1, older.section), facts[newer.path]):
+        (newer.line - 1, newer.section), (older.line - 1, older.section), facts[newer.path]
+    ):
         return "same note, no recorded change"
     if not facts[newer.path].current:
         return "newer note rejected or superseded"
@@ -182,18 +187,22 @@ def mode_pairs(corpus: Path, similarity) -> list[tuple]:
             for row in csv.DictReader(handle, delimiter="\t"):
                 a, b = at.get(row["file_a:line"]), at.get(row["file_b:line"])
                 if a is None or b is None:
-                    rows.append((name, row["file_a:line"], row["file_b:line"], None, "unit not found"))
+                    rows.append(
+                        (name, row["file_a:line"], row["file_b:line"], None, "unit not found")
+                    )
                     continue
                 newer, older = (a, b) if a.order > b.order else (b, a)
                 sim = similarity(newer.text, older.text) if similarity else None
                 verdict = score_pair(newer.text, older.text, similarity=sim)
-                rows.append((name, newer.where, older.where, verdict,
-                             document_rule(newer, older, facts)))
+                rows.append(
+                    (name, newer.where, older.where, verdict, document_rule(newer, older, facts))
+                )
     return rows
 
 
-def mode_simulate(corpus: Path, embed, targeted: bool = False,
-                  watch: set | None = None) -> tuple[list[tuple], list, int]:
+def mode_simulate(
+    corpus: Path, embed, targeted: bool = False, watch: set | None = None
+) -> tuple[list[tuple], list, int]:
     """`targeted`: besides the nearest units, the earlier units that state what a change frame
     of the new unit replaces (`frames.targets`), as a lexical lookup would find them.
     `watch`: pairs to explain (their similarity, rank and verdict) in DIAGNOSIS."""
@@ -201,7 +210,7 @@ def mode_simulate(corpus: Path, embed, targeted: bool = False,
     found = []
     total = 0
     DIAGNOSIS.clear()
-    for project, us in units.items():
+    for us in units.values():
         total += len(us)
         claims = list(us)  # candidates come from every unit, as the index holds them all
         if embed is not None:
@@ -218,8 +227,11 @@ def mode_simulate(corpus: Path, embed, targeted: bool = False,
             if sims is not None:
                 row = [(float(sims[i, j]), j) for j in range(len(claims)) if j != i]
             else:
-                row = [(lexical_similarity(analyses[i], analyses[j]), j)
-                       for j in range(len(claims)) if j != i]
+                row = [
+                    (lexical_similarity(analyses[i], analyses[j]), j)
+                    for j in range(len(claims))
+                    if j != i
+                ]
             row.sort(reverse=True)
             picked = row[:CANDIDATES]
             if targeted:
@@ -227,26 +239,38 @@ def mode_simulate(corpus: Path, embed, targeted: bool = False,
                 # the earlier units that rejected or replaced what the new one names
                 wanted, named = targets(newer.text), entities(newer.text)
                 chosen = {j for _, j in picked}
-                extra = [(sim, j) for sim, j in row[CANDIDATES:]
-                         if claims[j].order < newer.order and claims[j].claim and (
-                             (wanted and wanted <= words(claims[j].text))
-                             or (targets(claims[j].text) & named))]
+                extra = [
+                    (sim, j)
+                    for sim, j in row[CANDIDATES:]
+                    if claims[j].order < newer.order
+                    and claims[j].claim
+                    and (
+                        (wanted and wanted <= words(claims[j].text))
+                        or (targets(claims[j].text) & named)
+                    )
+                ]
                 picked += [(sim, j) for sim, j in extra[:TARGETED] if j not in chosen]
             if watch:
                 for rank, (sim, j) in enumerate(row):
                     k = key(newer.where, claims[j].where)
                     if k in watch:
-                        v = score_pair(newer.text, claims[j].text,
-                                       similarity=sim if sims is not None else None)
-                        DIAGNOSIS[k] = (round(sim, 3), rank + 1, v.confidence,
-                                        document_rule(newer, claims[j], facts),
-                                        any(jj == j for _, jj in picked))
+                        v = score_pair(
+                            newer.text, claims[j].text, similarity=sim if sims is not None else None
+                        )
+                        DIAGNOSIS[k] = (
+                            round(sim, 3),
+                            rank + 1,
+                            v.confidence,
+                            document_rule(newer, claims[j], facts),
+                            any(jj == j for _, jj in picked),
+                        )
             for sim, j in picked:
                 older = claims[j]
                 if older.order > newer.order or document_rule(newer, older, facts):
                     continue
-                verdict = score_pair(newer.text, older.text,
-                                     similarity=sim if sims is not None else None)
+                verdict = score_pair(
+                    newer.text, older.text, similarity=sim if sims is not None else None
+                )
                 if verdict.contradiction:
                     found.append((newer.where, older.where, verdict, newer.text, older.text))
     return found, supersession_edges(facts), total
@@ -264,19 +288,31 @@ def mode_engine(corpus: Path) -> tuple[list[tuple], int]:
             for project, files in note_files(corpus).items():
                 root = corpus / project
                 for f in files:
-                    result = engine.sync_note(protocol.SyncNoteParams(
-                        uri=f.resolve().as_uri(), text=f.read_text(encoding="utf-8"),
-                        project=str(root.resolve()),
-                        default_type=default_type(f.relative_to(root).as_posix())))
+                    result = engine.sync_note(
+                        protocol.SyncNoteParams(
+                            uri=f.resolve().as_uri(),
+                            text=f.read_text(encoding="utf-8"),
+                            project=str(root.resolve()),
+                            default_type=default_type(f.relative_to(root).as_posix()),
+                        )
+                    )
                     total += len(result.added)
             engine.flush(1800)
             time.sleep(0)  # the check runs in the indexer; flush returns when it is done
             for project in note_files(corpus):
-                listed = engine.conflicts(protocol.ConflictsParams(
-                    project=str((corpus / project).resolve()), limit=1000))
+                listed = engine.conflicts(
+                    protocol.ConflictsParams(project=str((corpus / project).resolve()), limit=1000)
+                )
                 for c in listed.conflicts:
-                    found.append((_where(corpus, c.newer), _where(corpus, c.older), c,
-                                  c.newer.content, c.older.content))
+                    found.append(
+                        (
+                            _where(corpus, c.newer),
+                            _where(corpus, c.older),
+                            c,
+                            c.newer.content,
+                            c.older.content,
+                        )
+                    )
         finally:
             engine.close()
     return found, total
@@ -297,7 +333,7 @@ def report_found(found, edges, total, given, ours, real, out) -> None:
     verdicts = defaultdict(int)
     hits: set[frozenset[str]] = set()
     unjudged = []
-    for newer, older, verdict, new_text, old_text in found:
+    for newer, older, _verdict, new_text, old_text in found:
         k = key(newer, older)
         v = verdict_of(k, given, ours)
         verdicts[v] += 1
@@ -306,37 +342,50 @@ def report_found(found, edges, total, given, ours, real, out) -> None:
         if v == "UNJUDGED":
             unjudged.append((newer, older, new_text, old_text))
     edge_files = {frozenset((a, b)) for a, b, _ in edges}
-    by_edge = {k for k in real
-               if frozenset(w.rsplit(":", 1)[0] for w in k) in edge_files}
+    by_edge = {k for k in real if frozenset(w.rsplit(":", 1)[0] for w in k) in edge_files}
     reached = (hits & real) | by_edge
     extra = hits - real
     false = verdicts["FALSE"]
     print(f"note units: {total}", file=out)
-    print(f"reported conflicts: {len(found)} (TRUE {verdicts['TRUE']}, FALSE {false}, "
-          f"UNJUDGED {verdicts['UNJUDGED']})", file=out)
-    print(f"false alarms per 100 note units: {100 * false / max(1, total):.2f} "
-          f"(target <= 1)", file=out)
+    print(
+        f"reported conflicts: {len(found)} (TRUE {verdicts['TRUE']}, FALSE {false}, "
+        f"UNJUDGED {verdicts['UNJUDGED']})",
+        file=out,
+    )
+    print(
+        f"false alarms per 100 note units: {100 * false / max(1, total):.2f} (target <= 1)",
+        file=out,
+    )
     print(f"supersession/amendment edges from the notes: {len(edges)}", file=out)
     for a, b, rel in edges:
         print(f"  {a} -> {b} ({rel})", file=out)
-    print(f"real conflicts and supersessions found: {len(reached)} of {len(real)} "
-          f"(as conflicts {len(hits & real)}, as edges {len(by_edge)}; target >= 8); "
-          f"other true conflicts found: {len(extra)}", file=out)
+    print(
+        f"real conflicts and supersessions found: {len(reached)} of {len(real)} "
+        f"(as conflicts {len(hits & real)}, as edges {len(by_edge)}; target >= 8); "
+        f"other true conflicts found: {len(extra)}",
+        file=out,
+    )
     for k in sorted(real, key=sorted):
         a, b = sorted(k)
         how = "conflict" if k in hits else "edge" if k in by_edge else "MISSED"
         why = ""
         if how == "MISSED" and k in DIAGNOSIS:
             sim, rank, conf, rule, picked = DIAGNOSIS[k]
-            why = (f"  [similarity {sim}, rank {rank}, {'a candidate' if picked else 'not a candidate'}"
-                   f", confidence {conf}, rule: {rule or '-'}]")
+            why = (
+                f"  [similarity {sim}, rank {rank}, "
+                f"{'a candidate' if picked else 'not a candidate'}"
+                f", confidence {conf}, rule: {rule or '-'}]"
+            )
         print(f"  {how:8} {a}  |  {b}{why}", file=out)
     print("\nreported pairs (verdict, confidence, signals, newer, older):", file=out)
     for newer, older, verdict, new_text, old_text in found:
         sig = " ".join(f"{s.kind}[{','.join(s.triggers[:4])}]" for s in verdict.signals)
         v = verdict_of(key(newer, older), given, ours)
-        print(f"  {v:8} {verdict.confidence:.3f} {sig}\n      {newer}: {new_text[:160]!r}\n"
-              f"      {older}: {old_text[:160]!r}", file=out)
+        print(
+            f"  {v:8} {verdict.confidence:.3f} {sig}\n      {newer}: {new_text[:160]!r}\n"
+            f"      {older}: {old_text[:160]!r}",
+            file=out,
+        )
     if unjudged:
         print(f"\nUNJUDGED ({len(unjudged)}): add them to {OURS.relative_to(ROOT)}", file=out)
 
@@ -349,8 +398,9 @@ def report_pairs(rows, given, ours, out) -> None:
         cells[(name, truth)][0] += fired
         cells[(name, truth)][1] += fired and rule is None
         cells[(name, truth, "n")] = cells.get((name, truth, "n"), 0) + 1  # type: ignore
-    print("| pairs | judged | n | fires (scorer alone) | fires (scorer + document rules) |",
-          file=out)
+    print(
+        "| pairs | judged | n | fires (scorer alone) | fires (scorer + document rules) |", file=out
+    )
     print("|---|---|---|---|---|", file=out)
     for (name, truth, *rest), value in sorted(cells.items(), key=lambda kv: str(kv[0])):
         if rest:
@@ -366,8 +416,11 @@ def report_pairs(rows, given, ours, out) -> None:
         if not verdict.contradiction and truth != "TRUE":
             continue
         sig = " ".join(f"{s.kind}[{','.join(s.triggers[:4])}]" for s in verdict.signals)
-        print(f"  {name:10} {truth:5} {'FIRES' if verdict.contradiction else 'quiet'} "
-              f"{rule or '-'} {verdict.confidence:.3f} {sig} | {newer} | {older}", file=out)
+        print(
+            f"  {name:10} {truth:5} {'FIRES' if verdict.contradiction else 'quiet'} "
+            f"{rule or '-'} {verdict.confidence:.3f} {sig} | {newer} | {older}",
+            file=out,
+        )
 
 
 def main() -> None:
@@ -376,8 +429,11 @@ def main() -> None:
     parser.add_argument("--models", action="store_true", help="bge-small cosine as similarity")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--out", type=Path, help="also write the report here")
-    parser.add_argument("--targeted", action="store_true",
-                        help="simulate: also check the earlier units a change frame names")
+    parser.add_argument(
+        "--targeted",
+        action="store_true",
+        help="simulate: also check the earlier units a change frame names",
+    )
     args = parser.parse_args()
     given, ours, real = load_judgements(args.corpus)
     embed = similarity = None
@@ -390,7 +446,7 @@ def main() -> None:
         def embed(texts: list[str]):
             missing = [t for t in dict.fromkeys(texts) if t not in cache]
             for i in range(0, len(missing), 32):
-                for t, v in zip(missing[i:i + 32], runtime.embedder.embed(missing[i:i + 32])):
+                for t, v in zip(missing[i : i + 32], runtime.embedder.embed(missing[i : i + 32])):
                     cache[t] = v
             return [cache[t] for t in texts]
 
@@ -403,9 +459,17 @@ def main() -> None:
     out = io.StringIO()
     command = "python benchmarks/notes_conflicts.py " + shlex.join(sys.argv[1:])
     print(f"$ {command.strip()}", file=out)
-    print(f"corpus: {args.corpus.name}/, similarity: " + (
-        "the engine's own (default settings)" if args.mode == "engine" else
-        "bge-small cosine" if args.models else "lexical (no models)"), file=out)
+    print(
+        f"corpus: {args.corpus.name}/, similarity: "
+        + (
+            "the engine's own (default settings)"
+            if args.mode == "engine"
+            else "bge-small cosine"
+            if args.models
+            else "lexical (no models)"
+        ),
+        file=out,
+    )
     started = time.perf_counter()
     if args.mode == "pairs":
         report_pairs(mode_pairs(args.corpus, similarity), given, ours, out)

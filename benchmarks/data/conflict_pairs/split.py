@@ -25,11 +25,15 @@ def main() -> None:
         if label not in ("true", "false"):
             raise SystemExit(f"pairs.tsv:{n}: label must be true or false, not {label!r}")
         contradiction = label == "true"
-        strata[(contradiction, category)].append({
-            "id": f"p{n:03d}", "new": new, "existing": existing,
-            "contradiction": contradiction,
-            "category": f"{'contra' if contradiction else 'compat'}/{category}",
-        })
+        strata[(contradiction, category)].append(
+            {
+                "id": f"p{n:03d}",
+                "new": new,
+                "existing": existing,
+                "contradiction": contradiction,
+                "category": f"{'contra' if contradiction else 'compat'}/{category}",
+            }
+        )
     rng = random.Random(SEED)
     dev: list[dict[str, object]] = []
     test: list[dict[str, object]] = []

@@ -27,13 +27,6 @@ from typing import cast
 
 from memls.conflicts import frames
 from memls.conflicts import lexicon as lx
-from memls.protocol.conflicts import (
-    Signal,
-    SignalKind,
-    SimilarityKind,
-    SimilaritySource,
-    Verdict,
-)
 from memls.conflicts.text import (
     ANTONYMS,
     GENERIC_STEMS,
@@ -43,7 +36,12 @@ from memls.conflicts.text import (
     analyze,
     stem,
 )
-
+from memls.protocol.conflicts import (
+    Signal,
+    SimilarityKind,
+    SimilaritySource,
+    Verdict,
+)
 
 # ------------------------------------------------------------------ tunables (all absolute)
 
@@ -465,9 +463,11 @@ def _change_frame(
                     w in stated for w in key | change.old
                     if frames.identifier(w) and (w in key or w[:1].isdigit())):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
-            if len(change.scope) > 1 and change.scope[-1] in stated and not set(change.scope) <= stated:
+            scope = change.scope
+            if len(scope) > 1 and scope[-1] in stated and not set(scope) <= stated:
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
-            if not (change.subject - GENERIC_STEMS) & old_keys and len(old_keys) > SHORT_CLAUSE_KEYS:
+            aside = not (change.subject - GENERIC_STEMS) & old_keys
+            if aside and len(old_keys) > SHORT_CLAUSE_KEYS:
                 continue  # the replaced thing named in passing, by a statement on another subject
             return _strong([change.marker, *change.old_words]), _related(change, old_keys)
         if change.kind in ("rewrite", "adopt") and change.new:

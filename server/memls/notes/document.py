@@ -32,14 +32,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from typing import Literal, cast
 
 import msgspec
 
-SectionKind = Literal["", "status", "context", "options", "decision", "consequences", "update",
-                      "references"]
-Status = Literal["", "proposed", "accepted", "rejected", "superseded", "deprecated", "amended",
-                 "completed"]
+SectionKind = Literal[
+    "", "status", "context", "options", "decision", "consequences", "update", "references"
+]
+Status = Literal[
+    "", "proposed", "accepted", "rejected", "superseded", "deprecated", "amended", "completed"
+]
 Relation = Literal["superseded_by", "supersedes", "amended_by", "amends", "see"]
 
 #: Sections whose units are not claims of the note.
@@ -49,20 +51,38 @@ NOT_CLAIMS: frozenset[str] = frozenset({"status", "context", "options", "referen
 _REPORTED_CHANGE = re.compile(
     r"\b(?:as of|no longer|(?:is|are) now|we(?:'re| are)? now|(?:has|have) (?:now )?(?:been )?"
     r"(?:migrated|moved|replaced|switched|removed|retired|decommissioned|deprecated|dropped|"
-    r"abandoned)|proved (?:impossible|unworkable|too))\b", re.IGNORECASE)
+    r"abandoned)|proved (?:impossible|unworkable|too))\b",
+    re.IGNORECASE,
+)
 
-_DATE = r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\s+\w+\s+\d{4}|\w+\s+\d{1,2},?\s+\d{4})"
+_DATE = (
+    r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\s+\w+\s+\d{4}"
+    r"|\w+\s+\d{1,2},?\s+\d{4})"
+)
 _SECTION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in (
-        ("update", r"\b(updates?|updated|amendments?|amended|revisions?|revised|addend(um|a)|"
-                   r"change ?log|errata|post[- ]?script)\b|^\s*" + _DATE + r"\s*$"),
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        (
+            "update",
+            r"\b(updates?|updated|amendments?|amended|revisions?|revised|addend(um|a)|"
+            r"change ?log|errata|post[- ]?script)\b|^\s*" + _DATE + r"\s*$",
+        ),
         ("status", r"^\s*status\b"),
-        ("options", r"\b(options?|alternatives?|considered|pros and cons|trade-?offs?|"
-                    r"prior art|rejected approaches|approaches)\b"),
-        ("context", r"\b(context|background|problem|motivation|user needs|forces|"
-                    r"current (state|situation)|issues?)\b"),
-        ("decision", r"\b(decisions?|decided|proposal|proposed|what[’']?s proposed|chosen|"
-                     r"outcome|resolution)\b"),
+        (
+            "options",
+            r"\b(options?|alternatives?|considered|pros and cons|trade-?offs?|"
+            r"prior art|rejected approaches|approaches)\b",
+        ),
+        (
+            "context",
+            r"\b(context|background|problem|motivation|user needs|forces|"
+            r"current (state|situation)|issues?)\b",
+        ),
+        (
+            "decision",
+            r"\b(decisions?|decided|proposal|proposed|what[’']?s proposed|chosen|"
+            r"outcome|resolution)\b",
+        ),
         ("consequences", r"\b(consequences?|implications?|impact|results?)\b"),
         ("references", r"\b(references?|links?|see also|further reading|related)\b"),
     )
@@ -74,7 +94,9 @@ _CODE_SPAN = re.compile(r"`+[^`]*`+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _LABEL_LINE = re.compile(
     r"^[*_\s]*(date|status|authors?|deciders?|owners?|reviewers?|technical story|tags?|"
-    r"created|updated|last updated|version)[*_\s]*:", re.IGNORECASE)
+    r"created|updated|last updated|version)[*_\s]*:",
+    re.IGNORECASE,
+)
 
 
 class Ref(msgspec.Struct, frozen=True, kw_only=True):
@@ -106,7 +128,9 @@ class NoteFacts(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def current(self) -> bool:
         """May this note be the current side of a conflict?"""
-        return self.status not in ("rejected", "superseded", "deprecated") and not self.superseded_by
+        return (
+            self.status not in ("rejected", "superseded", "deprecated") and not self.superseded_by
+        )
 
 
 # ---------------------------------------------------------------- sections and claims
@@ -162,28 +186,39 @@ _NUMBER_IN_NAME = re.compile(r"(?:^|[^0-9])(\d{1,5})(?=[-_. ]|$)")
 _ADR_NUMBER = re.compile(r"\b(?:ADR|RFC|decision|record)[-_ #]?0*(\d{1,5})\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^[\s:,(\[]*(?:no\.?\s*|number\s+|#)?0*(\d{1,5})\b")
 _STATUS_WORDS: tuple[tuple[Status, re.Pattern[str]], ...] = tuple(
-    (status, re.compile(pattern, re.IGNORECASE)) for status, pattern in (
+    (cast(Status, status), re.compile(pattern, re.IGNORECASE))
+    for status, pattern in (
         ("superseded", r"\bsuperseded\b|\breplaced by\b"),
         ("deprecated", r"\bdeprecated\b|\bobsolete\b|\bretired\b"),
         ("rejected", r"\brejected\b|\bdeclined\b|\bwithdrawn\b|\babandoned\b"),
         ("amended", r"\bamended\b"),
         ("accepted", r"\baccepted\b|\bapproved\b|\badopted\b|\bagreed\b|\bdecided\b"),
         ("completed", r"\bcompleted?\b|\bdone\b|\bimplemented\b"),
-        ("proposed", r"\bproposed\b|\bdraft\b|\bincomplete\b|\boutstanding\b|\bopen\b|"
-                     r"\bunder (discussion|review)\b"),
+        (
+            "proposed",
+            r"\bproposed\b|\bdraft\b|\bincomplete\b|\boutstanding\b|\bopen\b|"
+            r"\bunder (discussion|review)\b",
+        ),
     )
 )
 _RELATIONS: tuple[tuple[Relation, re.Pattern[str]], ...] = tuple(
-    (relation, re.compile(pattern, re.IGNORECASE)) for relation, pattern in (
-        ("superseded_by", r"\b(?:superseded|replaced|obsoleted|deprecated)\s+(?:in favou?r of|by)\b"),
+    (cast(Relation, relation), re.compile(pattern, re.IGNORECASE))
+    for relation, pattern in (
+        (
+            "superseded_by",
+            r"\b(?:superseded|replaced|obsoleted|deprecated)\s+(?:in favou?r of|by)\b",
+        ),
         ("supersedes", r"\b(?:supersedes|supercedes|replaces|obsoletes)\b"),
         ("amended_by", r"\b(?:amended|modified|extended|updated)\s+by\b"),
         ("amends", r"\b(?:amends|modifies|extends)\b"),
         ("see", r"\bsee\b"),
     )
 )
-_PARTIAL = re.compile(r"^\s*(?:some|parts?|aspects?|portions?|sections?|part of)\b[^.;\n]{0,40}?"
-                      r"\bof\b", re.IGNORECASE)
+_PARTIAL = re.compile(
+    r"^\s*(?:some|parts?|aspects?|portions?|sections?|part of)\b[^.;\n]{0,40}?"
+    r"\bof\b",
+    re.IGNORECASE,
+)
 
 
 def note_number(path: str) -> int | None:
@@ -212,20 +247,42 @@ def _refs_after(relation: Relation, rest: str, line: int) -> list[Ref]:
             number = _number_of(label)
             if number is None:
                 number = note_number(target) if target and not target.startswith("#") else None
-            refs.append(Ref(relation=relation, number=number, target=target or None,
-                            label=label.strip(), partial=partial, line=line))
+            refs.append(
+                Ref(
+                    relation=relation,
+                    number=number,
+                    target=target or None,
+                    label=label.strip(),
+                    partial=partial,
+                    line=line,
+                )
+            )
             pos += link.end()
             continue
         adr = _ADR_NUMBER.match(chunk, start)
         if adr:
-            refs.append(Ref(relation=relation, number=int(adr.group(1)), label=adr.group(0),
-                            partial=partial, line=line))
+            refs.append(
+                Ref(
+                    relation=relation,
+                    number=int(adr.group(1)),
+                    label=adr.group(0),
+                    partial=partial,
+                    line=line,
+                )
+            )
             pos += adr.end()
             continue
         bare = _BARE_NUMBER.match(chunk[start:])
         if bare:
-            refs.append(Ref(relation=relation, number=int(bare.group(1)),
-                            label=bare.group(0).strip(" :,([#"), partial=partial, line=line))
+            refs.append(
+                Ref(
+                    relation=relation,
+                    number=int(bare.group(1)),
+                    label=bare.group(0).strip(" :,([#"),
+                    partial=partial,
+                    line=line,
+                )
+            )
             pos += start + bare.end()
             continue
         return refs
@@ -241,9 +298,12 @@ def _number_of(label: str) -> int | None:
 
 _UPDATE_PARAGRAPH = re.compile(
     r"^[>*_\s]*(?:update[ds]?|amendment|amended|edit(?:ed)?|revision|revised|addendum)\b"
-    r"[^:\n]{0,40}:", re.IGNORECASE)
-_DATED_UPDATE = re.compile(r"^[>*_\s]*(?:update[ds]?|edit(?:ed)?|revised|amended)\b[^\n]{0,20}"
-                           + _DATE, re.IGNORECASE)
+    r"[^:\n]{0,40}:",
+    re.IGNORECASE,
+)
+_DATED_UPDATE = re.compile(
+    r"^[>*_\s]*(?:update[ds]?|edit(?:ed)?|revised|amended)\b[^\n]{0,20}" + _DATE, re.IGNORECASE
+)
 
 
 def note_facts(text: str, path: str = "") -> NoteFacts:
@@ -251,8 +311,9 @@ def note_facts(text: str, path: str = "") -> NoteFacts:
     from memls.notes.parse import split_lines
 
     lines = split_lines(text)
-    found: dict[str, list[Ref]] = {r: [] for r in ("superseded_by", "supersedes", "amended_by",
-                                                  "amends", "see")}
+    found: dict[str, list[Ref]] = {
+        r: [] for r in ("superseded_by", "supersedes", "amended_by", "amends", "see")
+    }
     status_text = ""
     title_number = None
     headings: list[tuple[int, str]] = []
@@ -281,8 +342,9 @@ def note_facts(text: str, path: str = "") -> NoteFacts:
             in_status = kind == "status" and not status_text
             if kind == "update":
                 change_lines.append(i)
-            if kind == "status" and (rest := re.sub(r"^\s*status\b[*_\s:]*", "", title,
-                                                    flags=re.IGNORECASE)):
+            if kind == "status" and (
+                rest := re.sub(r"^\s*status\b[*_\s:]*", "", title, flags=re.IGNORECASE)
+            ):
                 status_text = rest
                 in_status = False
             continue
@@ -349,14 +411,17 @@ def _sentence(text: str) -> str:
     return text
 
 
-def _scan_relations(line: str, i: int, found: dict[str, list[Ref]], *, status: bool = False) -> None:
+def _scan_relations(
+    line: str, i: int, found: dict[str, list[Ref]], *, status: bool = False
+) -> None:
     for relation, rule in _RELATIONS:
         if relation == "see" and not status:
             continue  # "see X" is a reference only on the status line ("Rejected (see 019)")
         for match in rule.finditer(line):
-            rest = _sentence(line[match.end():])
-            if relation == "supersedes" and re.search(r"superseded|replaced", line[:match.start()],
-                                                      re.IGNORECASE):
+            rest = _sentence(line[match.end() :])
+            if relation == "supersedes" and re.search(
+                r"superseded|replaced", line[: match.start()], re.IGNORECASE
+            ):
                 continue
             for ref in _refs_after(relation, rest, i):
                 if ref not in found[relation]:
@@ -375,15 +440,19 @@ def resolve_ref(ref: Ref, from_path: str, paths: Iterable[str]) -> str | None:
     folder = from_path.replace("\\", "/").rsplit("/", 1)[0] if "/" in from_path else ""
     if ref.target and not re.match(r"^[a-z]+://", ref.target):
         target = ref.target.split("#", 1)[0]
-        joined = _normalise(f"{folder}/{target}" if folder and not target.startswith("/")
-                            else target.lstrip("/"))
+        joined = _normalise(
+            f"{folder}/{target}" if folder and not target.startswith("/") else target.lstrip("/")
+        )
         for path in paths:
             if _normalise(path) == joined:
                 return path
     if ref.number is None:
         return None
-    same = [p for p in paths if p.rsplit("/", 1)[0] == folder and note_number(p) == ref.number
-            and p != from_path]
+    same = [
+        p
+        for p in paths
+        if p.rsplit("/", 1)[0] == folder and note_number(p) == ref.number and p != from_path
+    ]
     if len(same) == 1:
         return same[0]
     anywhere = [p for p in paths if note_number(p) == ref.number and p != from_path]

@@ -36,8 +36,8 @@ bite (a small, forgiving subset of CommonMark + GFM; see the tests for examples)
 from __future__ import annotations
 
 import re
-from typing import cast
 from collections.abc import Iterable, Iterator, Mapping
+from typing import cast
 
 import msgspec
 
