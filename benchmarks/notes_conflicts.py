@@ -201,7 +201,11 @@ def mode_pairs(corpus: Path, similarity) -> list[tuple]:
 
 
 def mode_simulate(
-    corpus: Path, embed, targeted: bool = False, watch: set | None = None
+    corpus: Path,
+    embed,
+    targeted: bool = False,
+    watch: set | None = None,
+    candidates: int = CANDIDATES,
 ) -> tuple[list[tuple], list, int]:
     """`targeted`: besides the nearest units, the earlier units that state what a change frame
     of the new unit replaces (`frames.targets`), as a lexical lookup would find them.
@@ -233,7 +237,7 @@ def mode_simulate(
                     if j != i
                 ]
             row.sort(reverse=True)
-            picked = row[:CANDIDATES]
+            picked = row[:candidates]
             if targeted:
                 # both directions: the earlier units that state what the new one replaces, and
                 # the earlier units that rejected or replaced what the new one names
@@ -241,7 +245,7 @@ def mode_simulate(
                 chosen = {j for _, j in picked}
                 extra = [
                     (sim, j)
-                    for sim, j in row[CANDIDATES:]
+                    for sim, j in row[candidates:]
                     if claims[j].order < newer.order
                     and claims[j].claim
                     and (
@@ -430,6 +434,9 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--out", type=Path, help="also write the report here")
     parser.add_argument(
+        "--candidates", type=int, default=CANDIDATES, help="simulate: nearest units checked"
+    )
+    parser.add_argument(
         "--targeted",
         action="store_true",
         help="simulate: also check the earlier units a change frame names",
@@ -474,7 +481,9 @@ def main() -> None:
     if args.mode == "pairs":
         report_pairs(mode_pairs(args.corpus, similarity), given, ours, out)
     elif args.mode == "simulate":
-        found, edges, total = mode_simulate(args.corpus, embed, args.targeted, real)
+        found, edges, total = mode_simulate(
+            args.corpus, embed, args.targeted, real, args.candidates
+        )
         report_found(found, edges, total, given, ours, real, out)
     else:
         found, total = mode_engine(args.corpus)
