@@ -1,7 +1,7 @@
 """Workspace note files (AGENTS.md, ADRs, rule files) as memory units: pure parsing and diffing.
 
-`parse(text)` turns one file into `Unit`s with exact source ranges; `diff(old, new)` says which
-units to store, forget, re-range or leave alone; `matches(path, globs)` says which files are notes.
+`parse(text)` turns one file into `Unit`s with exact source ranges (`index` keys them by
+canonical hash, first wins); `matches(path, globs)` says which files are notes.
 No I/O, no clock: the watcher in the LSP front reads files and calls the engine.
 """
 
@@ -18,9 +18,7 @@ from memls.notes.document import (
 from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
 from memls.notes.parse import (
     MAX_UNIT_CHARS,
-    Diff,
     Unit,
-    diff,
     index,
     infer_type,
     parse,
@@ -38,10 +36,8 @@ __all__ = [
     "section_of",
     "DEFAULT_GLOBS",
     "MAX_UNIT_CHARS",
-    "Diff",
     "Unit",
     "default_type",
-    "diff",
     "index",
     "infer_type",
     "match",
