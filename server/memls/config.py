@@ -27,7 +27,8 @@ import msgspec.inspect
 import platformdirs
 from msgspec import UNSET, Meta, UnsetType
 
-from memls.errors import InvalidInput, StoreError
+from memls import limits
+from memls.errors import InvalidInput, MemlsError, StoreError
 
 ENV_DATA_DIR = "MEMLS_DATA_DIR"
 ENV_PREFIX = "MEMLS_"
@@ -397,6 +398,21 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         max_frame_bytes=config.limits.max_frame_bytes,
         max_content_bytes=config.limits.max_content_bytes,
     )
+
+
+def apply_limits(directory: str | os.PathLike | None) -> limits.Limits:
+    """Make `[limits]` of <directory>/config.toml the process's limits (`memls.limits`);
+    the defaults when there is no file, or a bad one (the store's opening names the bad key).
+    Creates nothing."""
+    path = data_dir(directory)
+    if not (path / CONFIG_NAME).is_file():
+        return limits.configure(limits.Limits())
+    try:
+        settings = load_settings(path)
+    except MemlsError:
+        return limits.configure(limits.Limits())
+    return limits.configure(limits.Limits(max_frame_bytes=settings.max_frame_bytes,
+                                          max_content_bytes=settings.max_content_bytes))
 
 
 def decode(raw: dict[str, Any], path: Path | str = CONFIG_NAME) -> ConfigFile:

@@ -9,6 +9,7 @@ from typing import Any, Optional
 import typer
 
 from memls import __version__, protocol
+from memls.config import apply_limits
 from memls.daemon import open_engine
 from memls.errors import InvalidInput
 
@@ -75,6 +76,7 @@ def _require_project(project: str | None) -> None:
 
 def _params(kind: type[Any], data: dict[str, Any]) -> Any:
     """Validated params (None values left out); a missing project is refused here."""
+    apply_limits(State.data_dir)  # [limits] of the data directory, before parsing
     params: Any = protocol.parse(kind, {k: v for k, v in data.items() if v is not None})
     if "project" in kind.__struct_fields__:
         _require_project(params.project)

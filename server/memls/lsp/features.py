@@ -127,7 +127,7 @@ def build(data_dir: str | None = None, token: str | None = None) -> MemlsServer:
 
 
 def serve_stdio(data_dir: str | None = None) -> None:
-    from memls.daemon.setup import apply_limits
+    from memls.config import apply_limits
     from memls.lsp import transport
 
     apply_limits(data_dir)

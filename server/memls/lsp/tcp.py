@@ -6,8 +6,8 @@ import asyncio
 import signal
 
 from memls import limits
+from memls.config import apply_limits
 from memls.daemon.handle import open_engine
-from memls.daemon.setup import apply_limits
 from memls.lsp import transport
 from memls.lsp.base import log
 from memls.lsp.features import build
