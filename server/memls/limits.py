@@ -15,7 +15,7 @@ can raise, or the fixed bound), before the input is read, allocated or processed
 - `MAX_HEADER_BYTES` (8 KiB): an LSP frame's header block.
 
 The current limits are process-wide: a daemon sets them once at start from its data
-directory's `config.toml` (`memls.daemon.setup.apply_limits` calls `configure`); tools that
+directory's `config.toml` (`memls.config.apply_limits` calls `configure`); tools that
 never call it get the defaults. The settings and their bounds are `memls.config.Limits`.
 """
 
