@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +44,7 @@ log = logging.getLogger("memls.lsp")
 
 READS = {"query", "get", "list", "forgotten", "conflicts", "stats", "audit", "health",
          "doctor", "dead_letters", "check_pair"}
+ORIGIN = re.compile(r"[A-Za-z0-9_-]{1,40}")
 ERROR_CODES = {"not_found": -32004, "refused": -32005, "store": -32006,
                "model_unavailable": -32007, "error": -32000}
 
@@ -129,8 +131,10 @@ class MemlsServer(LanguageServer):
         if not task.cancelled() and task.exception() is not None:
             log.error("background task failed", exc_info=task.exception())
 
-    async def run(self, method: str, params: Any) -> Any:
-        """Run one engine method on the engine pool, after the engine is open."""
+    async def run(self, method: str, params: Any, origin: str | None = None) -> Any:
+        """Run one engine method on the engine pool, after the engine is open. `origin` (a
+        part of the client, e.g. an editor's language-model tool) is named in the audit log
+        as the front `lsp:<origin>` where this process owns the store."""
         await self.ready.wait()
         if self.engine is None:
             raise JsonRpcServerError(f"the memls engine could not start: {self.open_error}",
@@ -139,8 +143,13 @@ class MemlsServer(LanguageServer):
 
         loop = asyncio.get_running_loop()
         engine = self.engine
+        call = getattr(engine, method)
+        if origin is not None and hasattr(engine, "acting_for"):
+            def call(p: Any, engine: Any = engine) -> Any:
+                with engine.acting_for(f"lsp:{origin}"):
+                    return getattr(engine, method)(p)
         try:
-            return await loop.run_in_executor(self.pool, getattr(engine, method), params)
+            return await loop.run_in_executor(self.pool, call, params)
         except OwnerExited:
             # The owning process went away: take over (or join the next owner), then retry
             # reads; a write's outcome is unknown, so it is reported, not repeated.
@@ -160,6 +169,9 @@ class MemlsServer(LanguageServer):
             if not isinstance(raw, dict):
                 raise InvalidInput("params must be an object", field=None)
             data = dict(raw)
+            origin = data.pop("origin", None)  # who inside the client asks (audit log)
+            if origin is not None and not (isinstance(origin, str) and ORIGIN.fullmatch(origin)):
+                raise InvalidInput("must be 1-40 letters, digits, '-' or '_'", field="origin")
             if name == "memory/syncNote":  # its uri is the note itself
                 uri = data.get("uri")
                 folder = self.projects.containing(uri) if isinstance(uri, str) else None
@@ -175,7 +187,7 @@ class MemlsServer(LanguageServer):
                         self.used_projects.add(data["project"])
                         await self.rescope()  # before the request: its notifications reach us
             params = protocol.parse(method.params, data)
-            result = await self.run(method.engine, params)
+            result = await self.run(method.engine, params, origin)
         except InvalidInput as exc:
             raise JsonRpcInvalidParams(
                 message=f"{exc.field}: {exc.message}" if exc.field else exc.message,
