@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test install clean
+.PHONY: run test install clean extension e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,16 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@command -v nvim >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q neovim >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q neovim >/dev/null 2>&1))) || true
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	@status=0; $(PY) -m pytest -q $(PYTEST_ARGS) || status=1; \
+	  [ -n "$(SKIP_EXTENSION)" ] || bash extension/scripts/test.sh || status=1; exit $$status
+
+# The VS Code extension: extension/memls-<version>.vsix (npm ci: the lockfile's exact versions).
+extension:
+	cd extension && npm ci --no-audit --no-fund --loglevel=error && npm run -s package
+
+# The extension's end-to-end test alone, in a real VS Code (code-server + headless Chromium).
+e2e: $(STAMP)
+	cd extension && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && bash e2e/run.sh
 
 clean:
-	rm -rf $(VENV) build *.egg-info server/*.egg-info
+	rm -rf $(VENV) build *.egg-info server/*.egg-info extension/node_modules extension/dist extension/*.vsix
