@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test install clean extension e2e
+.PHONY: run test lint install clean extension e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,14 @@ PORT ?= 7457
 run: $(STAMP)
 	$(VENV)/bin/memls serve --tcp 127.0.0.1:$(PORT)
 
-test: $(STAMP)
+# The house's checks: layers (import-linter), lint and format (ruff), types (mypy).
+lint: $(STAMP)
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check server tests benchmarks
+	$(VENV)/bin/ruff format --check server tests benchmarks
+	$(VENV)/bin/mypy
+
+test: $(STAMP) lint
 	@command -v nvim >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q neovim >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q neovim >/dev/null 2>&1))) || true
 	@status=0; $(PY) -m pytest -q $(PYTEST_ARGS) || status=1; \
 	  [ -n "$(SKIP_EXTENSION)" ] || bash extension/scripts/test.sh || status=1; exit $$status

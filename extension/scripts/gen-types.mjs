@@ -13,7 +13,8 @@ const out = join(here, "..", "src", "generated", "protocol.ts");
 const defs = {};
 const requests = {};      // method -> {params, result}
 const notifications = {}; // method -> type
-for (const file of readdirSync(schemas).filter((f) => f.endsWith(".json")).sort()) {
+// memory.* are the LSP requests and notifications; owner.* are the owner socket's own
+for (const file of readdirSync(schemas).filter((f) => f.startsWith("memory.") && f.endsWith(".json")).sort()) {
   const schema = JSON.parse(readFileSync(join(schemas, file), "utf8"));
   for (const [name, def] of Object.entries(schema.$defs ?? {})) {
     if (name in defs && JSON.stringify(defs[name]) !== JSON.stringify(def)) {

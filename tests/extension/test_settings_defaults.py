@@ -40,7 +40,8 @@ def test_interactive_depth_and_its_range_are_the_servers():
 def test_empty_chroma_url_and_data_dir_mean_the_servers_own(tmp_path, monkeypatch):
     monkeypatch.delenv("MEMLS_CHROMA_URL", raising=False)
     monkeypatch.delenv(config.ENV_DATA_DIR, raising=False)
-    assert props()["memls.chromaUrl"]["default"] == "" and config.load_settings(tmp_path).chroma_url is None
+    assert props()["memls.chromaUrl"]["default"] == ""
+    assert config.load_settings(tmp_path).chroma_url is None
     # "" is not passed on: the server then picks $MEMLS_DATA_DIR, else the user's data dir
     assert props()["memls.dataDir"]["default"] == ""
     assert config.data_dir(None) == config.data_dir(props()["memls.dataDir"]["default"] or None)

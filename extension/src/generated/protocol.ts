@@ -71,6 +71,9 @@ export interface Memory {
   validFrom: string;
   validUntil?: string | null;
 }
+/**
+ * One reason the scorer saw a contradiction, with the words that triggered it.
+ */
 export interface Signal {
   kind: "antonym" | "choice_change" | "negation" | "temporal_override" | "value_change";
   triggers: string[];
@@ -410,6 +413,9 @@ export interface SyncNoteResult {
   unchanged: number;
   uri: string;
 }
+/**
+ * The scorer's judgement of one pair (memory/checkPair returns it as it is).
+ */
 export interface Verdict {
   confidence: number;
   contradiction: boolean;

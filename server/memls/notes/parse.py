@@ -36,6 +36,7 @@ bite (a small, forgiving subset of CommonMark + GFM; see the tests for examples)
 from __future__ import annotations
 
 import re
+from typing import cast
 from collections.abc import Iterable, Iterator, Mapping
 
 import msgspec
@@ -114,7 +115,8 @@ def diff(old: Mapping[str, Unit] | Iterable[Unit], new: Iterable[Unit]) -> Diff:
     """Compare the units indexed for a file (by key, or as a list) with freshly parsed ones."""
     before = dict(old) if isinstance(old, Mapping) else index(old)
     after = index(new)
-    moved, unchanged = [], []
+    moved: list[Unit] = []
+    unchanged: list[Unit] = []
     for key, unit in after.items():
         if key in before:
             (unchanged if before[key].span == unit.span else moved).append(unit)
@@ -344,7 +346,8 @@ class _Parser:
     def new(self, kind: str, line: int, **extra: object) -> _Block:
         self.close()
         char = _indent(self.lines[line])[1]
-        self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t), **extra)
+        self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t),
+                          **extra)  # type: ignore[arg-type]
         return self.cur
 
     def close(self) -> None:
@@ -362,7 +365,7 @@ class _Parser:
             end_line=block.end_line,
             end_char=len(self.lines[block.end_line].rstrip()),
             heading=" > ".join(block.headings),
-            type=infer_type(text, block.headings, self.default_type),
+            type=cast(MemoryType, infer_type(text, block.headings, self.default_type)),
             key=canonical_hash(text),
             truncated=truncated,
         ))
