@@ -5,7 +5,7 @@
 // `N passed, N failed`.
 //   node e2e/driver.mjs <cache dir> <memls.vsix> <runner.vsix> <repo root>
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from "node:fs";
+import { watch, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -84,13 +84,15 @@ try {
     "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", ws],
     { stdio: ["ignore", "pipe", "pipe"], detached: true });
   let serverLog = "";
-  server.stdout.on("data", (d) => (serverLog += d));
-  server.stderr.on("data", (d) => (serverLog += d));
   await new Promise((res, rej) => {
     const t = setTimeout(() => rej(new Error(`code-server did not listen within 60 s: ${serverLog}`)), 60000);
-    const tick = setInterval(() => {
-      if (/HTTP server listening/.test(serverLog)) { clearTimeout(t); clearInterval(tick); res(); }
-    }, 100);
+    const onData = (d) => {
+      serverLog += d;
+      if (/HTTP server listening/.test(serverLog)) { clearTimeout(t); res(); }
+    };
+    server.stdout.on("data", onData);
+    server.stderr.on("data", onData);
+    server.on("exit", (code) => rej(new Error(`code-server exited (${code}): ${serverLog}`)));
   });
   log(`code-server on ${port}`);
   browser = await puppeteer.launch({
@@ -105,19 +107,24 @@ try {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: "domcontentloaded" });
   log("workbench opened");
 
-  // the runner writes its report when done (or failed); wait for it without polling the page
-  const deadline = Date.now() + 300000;
-  let report;
-  while (Date.now() < deadline) {
-    if (existsSync(out)) {
-      report = JSON.parse(readFileSync(out, "utf8"));
-      if (report.readyForScreenshot) break;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  if (!report || !report.readyForScreenshot) {
-    throw new Error(`the runner did not finish within 300 s; last report: ${JSON.stringify(report)}\n${serverLog.slice(-3000)}`);
-  }
+  // the runner writes its report (renamed into place) when done or failed: watch for it
+  const report = await new Promise((res, rej) => {
+    let watcher;
+    const finish = (fn, v) => { clearTimeout(timer); watcher.close(); fn(v); };
+    const read = () => {
+      try {
+        const r = JSON.parse(readFileSync(out, "utf8"));
+        if (r.readyForScreenshot) finish(res, r);
+      } catch { /* not there yet */ }
+    };
+    const timer = setTimeout(() => {
+      let last = null;
+      try { last = readFileSync(out, "utf8"); } catch { /* none */ }
+      finish(rej, new Error(`the runner did not finish within 300 s; last report: ${last}\n${serverLog.slice(-3000)}`));
+    }, 300000);
+    watcher = watch(root, (_event, name) => { if (name === "report.json") read(); });
+    read();
+  });
   log(`runner done: ${report.steps.map((s) => s.name).join(", ")}`);
   // let the workbench paint the views and the problems panel, then take the picture
   await page.waitForSelector(".statusbar-item", { timeout: 20000 }).catch(() => undefined);
