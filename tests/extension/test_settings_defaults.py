@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from memls import config, protocol
+from memls.lsp.settings import ClientSettings, read
 from memls.notes.globs import DEFAULT_GLOBS
 from memls.retrieval.pipeline import RetrievalConfig
 
@@ -23,6 +24,15 @@ def props() -> dict:
 
 def test_note_globs_are_the_servers():
     assert props()["memls.notes.globs"]["default"] == list(DEFAULT_GLOBS)
+    assert props()["memls.notes.globs"]["default"] == ClientSettings().notes.globs
+
+
+def test_the_servers_settings_reader_takes_the_extensions_whole_section():
+    """VS Code sends every memls.* setting (initializationOptions, the `memls` section):
+    the server reads the globs and ignores what only the extension uses."""
+    section = {"server": {"command": []}, "notes": {"globs": ["NOTES.md"]}, "rerank": False,
+               "chromaUrl": "", "dataDir": "", "interactiveDepth": 6}
+    assert read(section, "initializationOptions").notes.globs == ["NOTES.md"]
 
 
 def test_rerank_is_on_as_on_the_server(tmp_path):
