@@ -30,8 +30,14 @@ def test_note_globs_are_the_servers():
 def test_the_servers_settings_reader_takes_the_extensions_whole_section():
     """VS Code sends every memls.* setting (initializationOptions, the `memls` section):
     the server reads the globs and ignores what only the extension uses."""
-    section = {"server": {"command": []}, "notes": {"globs": ["NOTES.md"]}, "rerank": False,
-               "chromaUrl": "", "dataDir": "", "interactiveDepth": 6}
+    section = {
+        "server": {"command": []},
+        "notes": {"globs": ["NOTES.md"]},
+        "rerank": False,
+        "chromaUrl": "",
+        "dataDir": "",
+        "interactiveDepth": 6,
+    }
     assert read(section, "initializationOptions").notes.globs == ["NOTES.md"]
 
 
