@@ -97,7 +97,21 @@ def _line(m: protocol.Memory, score: float | None = None) -> str:
     if score is not None:
         head += f" {score:7.3f}"
     text = m.content.replace("\n", " ")
-    return f"{head}  {text[:100] + ('…' if len(text) > 100 else '')}"
+    return f"{head}  {text[:100] + ('…' if len(text) > 100 else '')}{_marks(m)}"
+
+
+def _marks(m: protocol.Memory) -> str:
+    """What a reader must know before trusting a line: it is contested, or replaced."""
+    marks = []
+    for ref in m.contradicted_by:
+        stands = "it stands" if ref.current == m.id else "the newer one stands"
+        marks.append(f"CONTESTED by newer {ref.id} ({ref.confidence:.2f}; {stands})")
+    for ref in m.contradicts:
+        stands = "this one stands" if ref.current == m.id else "the older one was approved"
+        marks.append(f"contradicts older {ref.id} ({ref.confidence:.2f}; {stands})")
+    if m.superseded_by:
+        marks.append("SUPERSEDED by " + ", ".join(m.superseded_by))
+    return "".join(f"\n    ! {mark}" for mark in marks)
 
 
 def _describe(m: protocol.Memory) -> str:

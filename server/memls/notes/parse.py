@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from typing import cast
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
@@ -81,23 +81,6 @@ class Unit(msgspec.Struct, frozen=True, kw_only=True):
         return (self.start_line, self.start_char, self.end_line, self.end_char)
 
 
-class Diff(msgspec.Struct, frozen=True, kw_only=True):
-    """What changed in one file between two parses, by key.
-
-    `added`/`moved`/`unchanged` hold the new units (in file order), `removed` the old ones.
-    `moved`: same key, different span (the engine only updates the stored range).
-    """
-
-    added: tuple[Unit, ...] = ()
-    removed: tuple[Unit, ...] = ()
-    moved: tuple[Unit, ...] = ()
-    unchanged: tuple[Unit, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.removed or self.moved)
-
-
 def split_lines(text: str) -> list[str]:
     """Lines as an editor counts them: `\\r\\n`, `\\r` and `\\n` end a line."""
     return _EOL.split(text)
@@ -109,23 +92,6 @@ def index(units: Iterable[Unit]) -> dict[str, Unit]:
     for unit in units:
         out.setdefault(unit.key, unit)
     return out
-
-
-def diff(old: Mapping[str, Unit] | Iterable[Unit], new: Iterable[Unit]) -> Diff:
-    """Compare the units indexed for a file (by key, or as a list) with freshly parsed ones."""
-    before = dict(old) if isinstance(old, Mapping) else index(old)
-    after = index(new)
-    moved: list[Unit] = []
-    unchanged: list[Unit] = []
-    for key, unit in after.items():
-        if key in before:
-            (unchanged if before[key].span == unit.span else moved).append(unit)
-    return Diff(
-        added=tuple(u for k, u in after.items() if k not in before),
-        removed=tuple(u for k, u in before.items() if k not in after),
-        moved=tuple(moved),
-        unchanged=tuple(unchanged),
-    )
 
 
 # ---------------------------------------------------------------- memory type

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from memls.errors import InvalidInput
-_PATH = re.compile(r" - at `\$\.?([A-Za-z_]*)[^`]*`$")
+_PATH = re.compile(r" - at `\$\.?([A-Za-z_][\w.]*)?[^`]*`$")
 
 T = typing.TypeVar("T")
 

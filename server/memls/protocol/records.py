@@ -9,6 +9,17 @@ from memls.protocol.base import (
 )
 
 
+class ConflictRef(Wire):
+    """An open contradiction of a memory, as its readers see it: the other statement, how
+    sure the scorer was, which of the two is newer, and which one stands now (the newer,
+    unless the older one was approved on review after the newer was recorded)."""
+
+    id: str
+    confidence: float
+    newer: str
+    current: str
+
+
 class Memory(Wire):
     id: str
     project: str
@@ -28,6 +39,8 @@ class Memory(Wire):
     derived_from: str | None = None
     supersedes: list[str] = []
     superseded_by: list[str] = []
+    contradicts: list[ConflictRef] = []      # open pairs where this is the newer statement
+    contradicted_by: list[ConflictRef] = []  # open pairs where a newer statement contests it
 
 
 class Explain(Wire):

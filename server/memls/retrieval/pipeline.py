@@ -104,7 +104,8 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
     logits = _rerank(r, params.query, head, degraded) if head else None
     lifted = _lift(head, logits, config) if logits else {}
     results: list[protocol.QueryHit] = []
-    for final, item, logit, reordered in _order(unique, logits, config, lifted)[: params.k]:
+    ordered = _current_first(_order(unique, logits, config, lifted))
+    for final, item, logit, reordered in ordered[: params.k]:
         _, _, factors, m = item
         explain = None
         if params.explain:
@@ -200,6 +201,24 @@ def _rerank(r: Retriever, query: str, head: list[Scored],
     except Exception as exc:  # noqa: BLE001 - degraded loudly: the result says why
         degraded.append(f"reranking unavailable: {exc}")
         return None
+
+
+def _current_first(ordered: list[Any]) -> list[Any]:
+    """Both sides of an open contradiction in the results: the one that stands now (the newer
+    statement, unless the older was approved later) is moved just above the other, with its
+    score, so a reader never meets the stale side first."""
+    out = list(ordered)
+    position = {entry[1][3].id: i for i, entry in enumerate(out)}
+    for entry in list(out):
+        memory = entry[1][3]
+        for ref in (*memory.contradicts, *memory.contradicted_by):
+            here, there = position.get(memory.id), position.get(ref.current)
+            if ref.current == memory.id or here is None or there is None or there < here:
+                continue
+            moved = out.pop(there)
+            out.insert(here, (out[here][0], *moved[1:]))
+            position = {e[1][3].id: i for i, e in enumerate(out)}
+    return out
 
 
 def _start(source_range: str | None) -> int | None:

@@ -34,6 +34,47 @@ def links(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[list[
     return found
 
 
+def open_conflicts(conn: sqlite3.Connection,
+                   ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    """id -> its open contradiction pairs: {other, confidence, newer, current}. `current` is
+    the newer statement unless the older one was approved (trust verified) after the newer
+    was recorded. Like `links`, the ids come from a scoped read and edges stay in a project."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, list[dict[str, Any]]] = {i: [] for i in wanted}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        rows = conn.execute(
+            f"SELECT e.src, e.dst, e.confidence, json_extract(e.detail, '$.newer') AS newer, "
+            f"json_extract(e.detail, '$.older') AS older FROM edges e "
+            f"WHERE e.kind = 'contradicts' AND e.status = 'open' AND e.src IN ({marks}) "
+            f"ORDER BY e.created_at, e.dst", chunk).fetchall()
+        if not rows:
+            continue
+        approved = _approved_after(conn, rows)
+        for row in rows:
+            current = row["older"] if (row["older"], row["newer"]) in approved else row["newer"]
+            found[row["src"]].append({"other": row["dst"], "confidence": row["confidence"],
+                                      "newer": row["newer"], "current": current})
+    return found
+
+
+def _approved_after(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set[tuple[str, str]]:
+    """(older, newer) pairs whose older statement is verified, by an approval recorded after
+    the newer statement was."""
+    pairs = {(row["older"], row["newer"]) for row in rows}
+    out = set()
+    for older, newer in pairs:
+        hit = conn.execute(
+            "SELECT 1 FROM memories o JOIN memories n ON n.id = ? "
+            "JOIN trust_transitions t ON t.memory_id = o.id AND t.project = o.project "
+            "WHERE o.id = ? AND o.trust = 'verified' AND t.to_trust = 'verified' "
+            "AND t.at > n.recorded_at LIMIT 1", (newer, older)).fetchone()
+        if hit is not None:
+            out.add((older, newer))
+    return out
+
+
 class Edges(Repository):
     table = "edges"
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from memls import protocol
 from memls.scope import USER_PROJECT
 from memls.store.base import Repository
-from memls.store.edges import links
+from memls.store.edges import links, open_conflicts
 
 MEMORY_FIELDS = (
     "id", "project", "content", "type", "status", "trust", "valid_from", "valid_until",
@@ -34,15 +34,22 @@ def among(ids: Iterable[str]) -> str:
 
 def to_memories(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[protocol.Memory]:
     """Rows as wire records, with their supersession links."""
-    linked = links(conn, (row["id"] for row in rows))
-    return [
-        protocol.Memory(
+    ids = [row["id"] for row in rows]
+    linked = links(conn, ids)
+    contested = open_conflicts(conn, ids)
+    out = []
+    for row in rows:
+        refs = [(c, protocol.ConflictRef(id=c["other"], confidence=c["confidence"],
+                                         newer=c["newer"], current=c["current"]))
+                for c in contested[row["id"]]]
+        out.append(protocol.Memory(
             **{name: row[name] for name in MEMORY_FIELDS},
             supersedes=linked[row["id"]][0],
             superseded_by=linked[row["id"]][1],
-        )
-        for row in rows
-    ]
+            contradicts=[ref for c, ref in refs if c["newer"] == row["id"]],
+            contradicted_by=[ref for c, ref in refs if c["newer"] != row["id"]],
+        ))
+    return out
 
 
 class Memories(Repository):
