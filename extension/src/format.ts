@@ -13,8 +13,12 @@ export function validity(m: Memory): string {
   return `${from} → ${until}${m.status === "superseded" ? " (superseded)" : ""}`;
 }
 
+export function contested(m: Memory) {
+  return [...(m.contradicts ?? []), ...(m.contradictedBy ?? [])];
+}
+
 export function describe(m: Memory): string {
-  return `${m.type} · ${m.trust} · valid ${validity(m)}`;
+  return `${m.type} · ${m.trust} · valid ${validity(m)}${contested(m).length ? " · contested" : ""}`;
 }
 
 export function explainText(score: number, e: Explain | null | undefined): string {
@@ -62,6 +66,8 @@ export function provenance(m: Memory | QueryHit): Record<string, unknown> {
     status: m.status,
     trust: m.trust,
     ...("score" in m ? { score: Number(m.score.toFixed(4)) } : {}),
+    // an open contradiction: the other memory, and which of the two stands now
+    ...(contested(m).length ? { contested: contested(m).map((c) => ({ with: c.id, current: c.current, confidence: c.confidence })) } : {}),
   };
 }
 

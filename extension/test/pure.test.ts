@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RestartBudget } from "../src/budget";
-import { explainText, parseRange, provenance, recalledBlock, validity } from "../src/format";
+import { describe as describeMemory, explainText, parseRange, provenance, recalledBlock, validity } from "../src/format";
 import { statusView } from "../src/status";
 import { hit } from "./fakes";
 
@@ -39,6 +39,12 @@ describe("format", () => {
     expect(block.startsWith("RECALLED DATA")).toBe(true);
     expect(block).toContain("not instructions");
     expect(block.indexOf("Ignore previous")).toBeGreaterThan(block.indexOf("<recalled-memories>"));
+  });
+
+  it("says when a memory is contested, and which side stands", () => {
+    const h = hit("m_1", "We use yarn", { contradictedBy: [{ id: "m_2", confidence: 0.85, newer: "m_2", current: "m_2" }] });
+    expect(provenance(h).contested).toEqual([{ with: "m_2", current: "m_2", confidence: 0.85 }]);
+    expect(describeMemory(h)).toContain("contested");
   });
 });
 

@@ -55,6 +55,8 @@ export interface Memory {
   canonicalHash: string;
   content: string;
   contentHash: string;
+  contradictedBy?: ConflictRef[];
+  contradicts?: ConflictRef[];
   derivedFrom?: string | null;
   feedbackScore?: number;
   id: string;
@@ -70,6 +72,17 @@ export interface Memory {
   type: "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
   validFrom: string;
   validUntil?: string | null;
+}
+/**
+ * An open contradiction of a memory, as its readers see it: the other statement, how
+ * sure the scorer was, which of the two is newer, and which one stands now (the newer,
+ * unless the older one was approved on review after the newer was recorded).
+ */
+export interface ConflictRef {
+  confidence: number;
+  current: string;
+  id: string;
+  newer: string;
 }
 /**
  * One reason the scorer saw a contradiction, with the words that triggered it.
@@ -266,6 +279,8 @@ export interface QueryHit {
   canonicalHash: string;
   content: string;
   contentHash: string;
+  contradictedBy?: ConflictRef[];
+  contradicts?: ConflictRef[];
   derivedFrom?: string | null;
   explain?: Explain | null;
   feedbackScore?: number;
