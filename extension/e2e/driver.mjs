@@ -47,8 +47,10 @@ writeFileSync(join(userData, "User", "settings.json"), JSON.stringify({
 }, null, 1));
 
 function codeServer(args, opts = {}) {
+  const env = { ...process.env, PATH: "/usr/bin:/bin", MEMLS_E2E_OUT: out };
+  delete env.MEMLS_DATA_DIR; // the memls.dataDir setting says where
   return spawn(NODE24, [CODE_SERVER, "--extensions-dir", extDir, "--user-data-dir", userData, ...args],
-    { env: { ...process.env, PATH: "/usr/bin:/bin", MEMLS_E2E_OUT: out, MEMLS_DATA_DIR: "" }, ...opts });
+    { env, ...opts });
 }
 
 async function freePort() {

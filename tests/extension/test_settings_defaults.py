@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
+import msgspec.inspect
+
 from memls import config, protocol
 from memls.lsp.settings import ClientSettings, read
 from memls.notes.globs import DEFAULT_GLOBS
@@ -48,9 +51,13 @@ def test_rerank_is_on_as_on_the_server(tmp_path):
 
 def test_interactive_depth_and_its_range_are_the_servers():
     p = props()["memls.interactiveDepth"]
-    _kind, low, high = config.RETRIEVAL["interactive_depth"]
-    assert p["default"] == RetrievalConfig().interactive_depth
-    assert (p["minimum"], p["maximum"]) == (low, high)
+    info = msgspec.inspect.type_info(config.Retrieval)
+    field = next(f for f in info.fields if f.name == "interactive_depth")
+    meta = field.type  # Annotated[int, Meta(...)] | UNSET: the metadata around an IntType
+    assert isinstance(meta, msgspec.inspect.Metadata)
+    assert isinstance(meta.type, msgspec.inspect.IntType)
+    assert p["default"] == RetrievalConfig().interactive_depth == meta.extra_json_schema["default"]
+    assert (p["minimum"], p["maximum"]) == (meta.type.ge, meta.type.le)
 
 
 def test_empty_chroma_url_and_data_dir_mean_the_servers_own(tmp_path, monkeypatch):
