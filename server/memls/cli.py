@@ -537,6 +537,17 @@ def serve(
 
 
 @app.command()
+def mcp(project: Optional[str] = typer.Option(
+        None, "--project", "-p",
+        help="Serve only this project (a directory is keyed by its absolute path). Default: "
+        "the client's MCP roots; a call naming none of them is refused.")) -> None:
+    """Run the MCP server (stdio) for coding agents: the same memory as the editor's."""
+    from memls import mcp as front
+
+    front.serve_stdio(str(State.data_dir) if State.data_dir else None, project)
+
+
+@app.command()
 def schemas(out: Path = typer.Option(Path("schemas"), "--out",
                                      help="Directory for the JSON Schemas.")) -> None:
     """Write one JSON Schema (draft 2020-12) per memory/* params, result and notification."""
