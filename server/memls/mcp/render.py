@@ -28,7 +28,7 @@ def quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def source(m: protocol.Memory, project: str | None = None) -> str | None:
+def source(m, project: str | None = None) -> str | None:
     """`path:lines` for a note unit (path relative to the project when inside it)."""
     if not m.source_uri:
         return None
@@ -82,21 +82,35 @@ def recall(result, project: str) -> str:
         lines.append(f"  text: {quote(hit.content)}")
         for c in hit.contradicted_by:
             side = "newer" if c.newer == "other" else "older"
+            where = source(c, project)
             lines.append(f"  contradicted by {c.id} ({side}, confidence {c.confidence:.2f}, "
-                         f"trust {c.trust}): {quote(c.content)}")
+                         f"trust {c.trust}{', source ' + where if where else ''}): "
+                         f"{quote(c.content)}")
     if not result.results:
         lines.append("(no memory of this project matches)")
     return "\n".join(lines)
 
 
-def stored(result: protocol.StoreResult) -> str:
+def stored(result) -> str:
     m = result.memory
     if result.duplicate:
         what = f"Already remembered as {m.id} (the same content); nothing new was stored."
     else:
         what = (f"Remembered as {m.id} in project {result.project}, trust {m.trust}: a person "
                 "approves it in review.")
-    return f"{what}\n{memory(m, result.project)}"
+    lines = [what, memory(m, result.project)]
+    for c in result.contradicts:
+        side = "newer" if c.newer == "other" else "older"
+        where = source(c, result.project)
+        lines.append(f"It contradicts {c.id} ({side}, {c.type}, trust {c.trust}, confidence "
+                     f"{c.confidence:.2f}{', source ' + where if where else ''}): "
+                     f"{quote(c.content)}")
+    if result.contradicts:
+        lines.append("If it replaces that statement: supersede (old, by) or resolve_conflict.")
+    elif not result.checked and not result.duplicate:
+        lines.append("The contradiction check is still running; see the conflicts tool later.")
+    return "\n".join(lines)
+
 
 
 def feedback(r: protocol.FeedbackResult) -> str:

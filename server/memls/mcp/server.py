@@ -28,7 +28,6 @@ from urllib.parse import quote as url_quote
 from urllib.parse import unquote
 
 import anyio
-import msgspec
 from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
@@ -37,10 +36,9 @@ from mcp.shared.exceptions import McpError
 from memls import __version__, protocol
 from memls.errors import InvalidInput, MemlsError
 from memls.mcp import project as scope
-from memls.mcp import render
+from memls.mcp import render, work
 from memls.mcp.tools import BY_NAME, TOOLS, Tool
-from memls.mcp.wire import Contradiction, RecallResult, Recalled
-from memls.scope import VISIBLE_TRUST, folder_path
+from memls.scope import folder_path
 
 log = logging.getLogger("memls.mcp")
 
@@ -68,36 +66,6 @@ def _describe(exc: MemlsError) -> str:
         return f"invalid input: {where}{exc.message}; nothing was changed"
     where = f" (`{exc.field}`)" if exc.field else ""
     return f"{exc.kind.replace('_', ' ')}{where}: {exc.message}"
-
-
-def _recall(engine: Any, params: protocol.QueryParams) -> RecallResult:
-    """One recall on the engine's thread: the query, then the open contradictions of its hits."""
-    result = engine.query(params)
-    ids = {h.id for h in result.results}
-    against: dict[str, list[Contradiction]] = {}
-    if ids:
-        found = engine.conflicts(protocol.ConflictsParams(project=result.project, status="open",
-                                                          limit=1000))
-        for c in found.conflicts:
-            for this, other, newer in ((c.newer, c.older, "this"), (c.older, c.newer, "other")):
-                if this.id in ids:
-                    against.setdefault(this.id, []).append(Contradiction(
-                        id=other.id, newer=newer, confidence=c.confidence,
-                        content=other.content, type=other.type, trust=other.trust,
-                        source_uri=other.source_uri, source_range=other.source_range))
-    hits = [Recalled(**msgspec.structs.asdict(h), contradicted_by=against.get(h.id, []))
-            for h in result.results]
-    return RecallResult(notice=render.DATA_NOTICE, project=result.project, results=hits,
-                        degraded=result.degraded, took_ms=result.took_ms)
-
-
-def _conventions(engine: Any, project: str) -> list[protocol.Memory]:
-    found: list[protocol.Memory] = []
-    for kind in ("decision", "convention"):
-        listed = engine.list(protocol.ListParams(project=project, status="active", type=kind,
-                                                 limit=1000))
-        found += [m for m in listed.memories if m.trust in VISIBLE_TRUST]
-    return found
 
 
 class McpFront:
@@ -239,8 +207,9 @@ class McpFront:
             data["project"] = await self.project(session, data.get("project"))
             data.update(tool.fixed)
             params = protocol.parse(tool.params, data)
-            if tool.name == "recall":
-                result = await self.run(session, lambda e: _recall(e, params), read=True)
+            if tool.work is not None:
+                result = await self.run(session, lambda e: tool.work(e, params),
+                                        read=tool.method in READS)
             else:
                 result = await self.run(session, lambda e: getattr(e, tool.method)(params),
                                         read=tool.method in READS)
@@ -279,7 +248,7 @@ class McpFront:
         named = unquote(uri[len(RESOURCE_SCHEME):-len(suffix)])
         try:
             project = await self.project(session, named)
-            found = await self.run(session, lambda e: _conventions(e, project), read=True)
+            found = await self.run(session, lambda e: work.conventions(e, project), read=True)
         except MemlsError as exc:
             raise McpError(types.ErrorData(code=types.INVALID_PARAMS,
                                            message=_describe(exc))) from None

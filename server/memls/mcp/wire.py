@@ -1,12 +1,17 @@
-"""The one result shape the MCP front adds: a recalled memory with its open contradictions.
+"""The shapes the MCP front adds, each built on a `memls.protocol` Struct (so it carries
+everything the `memory/*` request does) rather than beside it:
 
-Built on `protocol.QueryHit` (so it carries everything `memory/query` returns) rather than
-beside it; the JSON Schema of `RecallResult` is the `recall` tool's output schema.
+- `RecallResult`: the query's hits, each with its open contradictions (`contradictedBy`) and
+  the notice that this is recalled data; the `recall` tool's output schema.
+- `RememberParams` / `RememberResult`: `memory/store` plus `check` (wait for the statement's
+  contradiction check) and what it found (`contradicts`).
 """
 
 from __future__ import annotations
 
 from typing import Literal
+
+import msgspec
 
 from memls import protocol
 
@@ -35,3 +40,20 @@ class RecallResult(protocol.Wire, kw_only=True):
     results: list[Recalled]
     degraded: list[str] = []
     took_ms: float | None = None
+
+
+class RememberParams(protocol.StoreParams, kw_only=True):
+    """`memory/store`'s params, and whether to wait for the statement's contradiction check."""
+
+    check: bool = True
+
+
+class RememberResult(protocol.StoreResult, kw_only=True):
+    checked: bool = False   # the contradiction check finished within the wait
+    contradicts: list[Contradiction] = []
+
+
+def store_params(params: RememberParams) -> protocol.StoreParams:
+    fields = msgspec.structs.asdict(params)
+    fields.pop("check")
+    return protocol.StoreParams(**fields)
