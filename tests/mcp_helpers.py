@@ -28,8 +28,13 @@ class Events:
             if not future.done() and predicate(item):
                 future.set_result(item)
 
-    async def wait(self, predicate, timeout: float = 180.0, what: str = "an event"):
-        for item in self.seen:
+    def mark(self) -> int:
+        """A point in the stream: `wait(since=mark)` ignores what came before it."""
+        return len(self.seen)
+
+    async def wait(self, predicate, timeout: float = 180.0, what: str = "an event",
+                   since: int = 0):
+        for item in self.seen[since:]:
             if predicate(item):
                 return item
         future = asyncio.get_running_loop().create_future()
