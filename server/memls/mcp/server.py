@@ -43,6 +43,7 @@ from memls.scope import folder_path
 log = logging.getLogger("memls.mcp")
 
 READS = {"query", "list", "conflicts", "forgotten", "stats"}
+ENGINE_MS = "memls/engineMs"  # _meta of a tool result: the engine's share of the call (ms)
 ROOTS_TIMEOUT = 10.0
 RESOURCE_SCHEME = "memls://"
 RESOURCE_NAME = "conventions"
@@ -207,12 +208,13 @@ class McpFront:
             data["project"] = await self.project(session, data.get("project"))
             data.update(tool.fixed)
             params = protocol.parse(tool.params, data)
-            if tool.work is not None:
-                result = await self.run(session, lambda e: tool.work(e, params),
-                                        read=tool.method in READS)
-            else:
-                result = await self.run(session, lambda e: getattr(e, tool.method)(params),
-                                        read=tool.method in READS)
+            call = tool.work or (lambda e, p: getattr(e, tool.method)(p))
+
+            def timed(engine: Any) -> tuple[Any, float]:
+                started = time.perf_counter()
+                return call(engine, params), (time.perf_counter() - started) * 1000
+
+            result, engine_ms = await self.run(session, timed, read=tool.method in READS)
         except MemlsError as exc:
             return _error(_describe(exc))
         except Exception as exc:  # noqa: BLE001 - an error result, never a traceback
@@ -220,7 +222,8 @@ class McpFront:
             return _error(f"internal error in `{name}`: {type(exc).__name__}: {exc}")
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=tool.render(result))],
-            structuredContent=protocol.to_wire(result), isError=False)
+            structuredContent=protocol.to_wire(result), isError=False,
+            _meta={ENGINE_MS: round(engine_ms, 3)})
 
     # ------------------------------------------------------------ resources
 
