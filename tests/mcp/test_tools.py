@@ -75,6 +75,9 @@ async def test_every_tool(tmp_path, workspace):
             called.add(tool)
             return result
 
+        # the first recall waits for the models (they load in the background from the start),
+        # so the contradiction checks below finish within remember's wait
+        assert (await call("recall", query="package manager"))["results"] == []
         old = await call("remember", text="We use yarn for package management",
                          type="convention")
         assert old["project"] == key and old["created"] and old["checked"]

@@ -19,7 +19,7 @@ from memls.mcp.wire import (
 )
 from memls.scope import VISIBLE_TRUST
 
-CHECK_SECONDS = 5.0
+CHECK_SECONDS = 10.0
 
 
 def _against(conflicts: list[protocol.Conflict], ids: set[str]) -> dict[str, list[Contradiction]]:
