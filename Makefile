@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test install clean
+.PHONY: run test lint install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,14 @@ PORT ?= 7457
 run: $(STAMP)
 	$(VENV)/bin/memls serve --tcp 127.0.0.1:$(PORT)
 
-test: $(STAMP)
+# The house's checks: layers (import-linter), lint and format (ruff), types (mypy).
+lint: $(STAMP)
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check server tests benchmarks
+	$(VENV)/bin/ruff format --check server tests benchmarks
+	$(VENV)/bin/mypy
+
+test: $(STAMP) lint
 	@command -v nvim >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q neovim >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q neovim >/dev/null 2>&1))) || true
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 

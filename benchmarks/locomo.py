@@ -25,11 +25,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
 from memls import protocol as p  # noqa: E402
 from memls.engine import Engine  # noqa: E402
-from memls.retrieval import pipeline  # noqa: E402
+from memls.retrieval.pipeline import Retriever  # noqa: E402
 from memls.retrieval.pipeline import RetrievalConfig  # noqa: E402
 
 KS = (5, 10, 25)
 CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def _retriever(engine, config=None):
+    """The engine's own retrieval collaborators, as a query gets them."""
+    return Retriever(engine.storage.search, engine.index, engine.models,
+                     config or engine.retrieval)
 
 
 def turns(sample: dict):
@@ -97,8 +103,8 @@ def method_ids(engine: Engine, method: str, project: str, question: str, k: int,
                config: RetrievalConfig) -> list[str]:
     if method in ("bm25", "vector"):
         seen = engine.visibility(project, valid_at=None, as_of=None, include_user=False)
-        found = (pipeline.lexical(engine, seen, question, k) if method == "bm25"
-                 else pipeline.vector(engine, seen, question, k, config))
+        found = (_retriever(engine).lexical(seen, question, k) if method == "bm25"
+                 else _retriever(engine, config).vector(seen, question, k))
         return sorted(found, key=found.get, reverse=True)[:k]
     params = p.QueryParams(query=question, project=project, k=k,
                            rerank=(method != "hybrid"))

@@ -27,8 +27,12 @@ from latency import PROJECT, corpus  # noqa: E402
 
 from memls import protocol as p  # noqa: E402
 from memls.engine import Engine  # noqa: E402
-from memls.retrieval import pipeline  # noqa: E402
-from memls.store import records  # noqa: E402
+from memls.retrieval.pipeline import Retriever  # noqa: E402
+
+
+def _retriever(engine):
+    """The engine's own retrieval collaborators, as a query gets them."""
+    return Retriever(engine.storage.search, engine.index, engine.models, engine.retrieval)
 
 
 def main() -> int:
@@ -59,21 +63,14 @@ def main() -> int:
         engine.query(p.QueryParams(query="warm up", project=PROJECT))
         for q in questions:
             seen = engine.visibility(PROJECT, valid_at=None, as_of=None, include_user=False)
-            lex = timed("BM25 (FTS5, filters in SQL)", lambda: pipeline.lexical(engine, seen, q, 50))
+            lex = timed("BM25 (FTS5, filters in SQL)",
+                        lambda: _retriever(engine).lexical(seen, q, 50))
             qv = timed("query embedding", lambda: engine.models.embedder.embed([q])[0])
             vec = timed("vector source (Chroma + SQL filters)",
-                        lambda: pipeline.nearest(engine, seen, qv, 50))
+                        lambda: _retriever(engine).nearest(seen, qv, 50))
             ids = list(set(lex) | set(vec))
-            where, args_ = seen.where("m")
-
-            def fetch():
-                among, among_args = records.among(ids)
-                with engine.db.transaction(write=False) as conn:
-                    rows = conn.execute(f"SELECT {records.COLUMNS} FROM {among} WHERE {where}",
-                                        (*among_args, *args_)).fetchall()
-                    return records.to_memories(conn, rows)
-
-            timed("final fetch through the filters", fetch)
+            timed("final fetch through the filters",
+                  lambda: engine.storage.search.visible(seen, ids))
             timed("query, no re-rank", lambda: engine.query(
                 p.QueryParams(query=q, project=PROJECT, rerank=False)))
             timed("query, interactive", lambda: engine.query(

@@ -9,8 +9,9 @@ import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+
+from mcp import ClientSession, StdioServerParameters, types
 
 LEXICAL = "[index]\nvectors = false\n"
 
@@ -32,8 +33,7 @@ class Events:
         """A point in the stream: `wait(since=mark)` ignores what came before it."""
         return len(self.seen)
 
-    async def wait(self, predicate, timeout: float = 180.0, what: str = "an event",
-                   since: int = 0):
+    async def wait(self, predicate, timeout: float = 180.0, what: str = "an event", since: int = 0):
         for item in self.seen[since:]:
             if predicate(item):
                 return item
@@ -41,7 +41,7 @@ class Events:
         self.waiters.append((predicate, future))
         try:
             return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise AssertionError(f"timed out waiting for {what}") from None
         finally:
             self.waiters.remove((predicate, future))
@@ -56,23 +56,32 @@ def lexical(data_dir: Path) -> Path:
 
 
 @asynccontextmanager
-async def mcp_session(data_dir: Path, roots: list[Path] | None = None, *, args=(),
-                      client: str = "test-agent"):
+async def mcp_session(
+    data_dir: Path, roots: list[Path] | None = None, *, args=(), client: str = "test-agent"
+):
     """A ClientSession to a fresh `memls mcp` process. roots=None: the client offers no roots
     capability at all."""
     callback = None
     if roots is not None:
+
         async def callback(_ctx):
-            return types.ListRootsResult(roots=[types.Root(uri=p.resolve().as_uri(), name=p.name)
-                                                for p in roots])
+            return types.ListRootsResult(
+                roots=[types.Root(uri=p.resolve().as_uri(), name=p.name) for p in roots]
+            )
+
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memls", "--data-dir", str(data_dir), "mcp", *args],
-        env={**os.environ}, cwd=str(data_dir.parent))
+        env={**os.environ},
+        cwd=str(data_dir.parent),
+    )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write, list_roots_callback=callback,
-                                 client_info=types.Implementation(name=client, version="1.0"),
-                                 ) as session:
+        async with ClientSession(
+            read,
+            write,
+            list_roots_callback=callback,
+            client_info=types.Implementation(name=client, version="1.0"),
+        ) as session:
             session.init = await session.initialize()
             yield session
 

@@ -7,93 +7,52 @@ never dropped silently.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from memls import protocol, timeutil
-from memls.store import records
-
-if TYPE_CHECKING:
-    from memls.engine import Engine
-
-_LETTER_FIELDS = (
-    "operation", "memory_id", "project", "error", "attempts", "first_at", "last_at",
-    "resolved_at",
-)
+from memls.store.unit import Store
 
 
-def _due(engine: Engine, project: str, now: str) -> dict[str, str]:
+def due(store: Store, project: str, now: str, ttl_days: Mapping[str, float]) -> dict[str, str]:
     """memory id -> operation, for every active memory of the project whose time is up."""
-    due: dict[str, str] = {}
-    for row in engine.db.read(
-        "SELECT id FROM memories WHERE project = ? AND status = 'active' "
-        "AND valid_until IS NOT NULL AND valid_until <= ? ORDER BY seq",
-        (project, now),
-    ):
-        due[row["id"]] = "expire_valid_until"
     moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
-    for type_name, days in sorted(engine.settings.ttl_days.items()):
-        cutoff = timeutil.format_ts(moment - timedelta(days=days))
-        for row in engine.db.read(
-            "SELECT id FROM memories WHERE project = ? AND status = 'active' AND type = ? "
-            "AND valid_from <= ? ORDER BY seq",
-            (project, type_name, cutoff),
-        ):
-            due.setdefault(row["id"], "expire_ttl")
-    return due
+    with store.read(project) as tx:
+        found = dict.fromkeys(tx.memories.due_by_valid_until(now), "expire_valid_until")
+        for type_name, days in sorted(ttl_days.items()):
+            cutoff = timeutil.format_ts(moment - timedelta(days=days))
+            for memory_id in tx.memories.due_by_age(type_name, cutoff):
+                found.setdefault(memory_id, "expire_ttl")
+    return found
 
 
-def run(engine: Engine, project: str) -> protocol.MaintainResult:
-    now = engine.clock()
-    due = _due(engine, project, now)
-    retry = {
-        row["memory_id"]: row["operation"]
-        for row in engine.db.read(
-            "SELECT memory_id, operation FROM dead_letters WHERE project = ? "
-            "AND resolved_at IS NULL ORDER BY seq",
-            (project,),
-        )
-    }
+def run(store: Store, project: str, *, now: str, front: str,
+        ttl_days: Mapping[str, float]) -> protocol.MaintainResult:
+    """Expire what is due (and retry what failed before); `expired` lists what went."""
+    todo = due(store, project, now, ttl_days)
+    with store.read(project) as tx:
+        retry = tx.dead_letters.open_ids()
     expired: list[str] = []
     failed = 0
-    for memory_id, operation in {**retry, **due}.items():
+    for memory_id, operation in {**retry, **todo}.items():
         try:
-            with engine.db.transaction() as conn:
-                row = records.fetch(conn, project, memory_id)
+            with store.write(project, front) as tx:
+                row = tx.memories.fetch(memory_id)
                 if row is not None:
-                    engine._forget_row(conn, row, "ttl_expired", now)
+                    tx.forget(row, "ttl_expired", now)
                     expired.append(memory_id)
-                conn.execute(
-                    "UPDATE dead_letters SET resolved_at = ? WHERE memory_id = ? "
-                    "AND project = ? AND resolved_at IS NULL",
-                    (now, memory_id, project),
-                )
-        except Exception as exc:  # recorded, retried next run: never dropped
+                tx.dead_letters.resolve(memory_id, now)
+        except Exception as exc:  # noqa: BLE001 - recorded, retried next run: never dropped
             failed += 1
-            with engine.db.transaction() as conn:
-                conn.execute(
-                    "INSERT INTO dead_letters (operation, memory_id, project, error, first_at, "
-                    "last_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (operation, memory_id) DO "
-                    "UPDATE SET attempts = attempts + 1, error = excluded.error, "
-                    "last_at = excluded.last_at, resolved_at = NULL",
-                    (operation, memory_id, project, f"{type(exc).__name__}: {exc}", now, now),
-                )
-    with engine.db.transaction() as conn:
-        conn.execute(
-            "INSERT INTO maintenance_runs (project, started_at, expired, failed) "
-            "VALUES (?, ?, ?, ?)",
-            (project, now, len(expired), failed),
-        )
-    return protocol.MaintainResult(
-        project=project, expired=expired, retried=len(retry),
-        failed=open_letters(engine, project),
-    )
+            with store.write(project, front) as tx:
+                tx.dead_letters.record_failure(operation, memory_id,
+                                               f"{type(exc).__name__}: {exc}", now)
+    with store.write(project, front) as tx:
+        tx.dead_letters.record_run(now, len(expired), failed)
+    return protocol.MaintainResult(project=project, expired=expired, retried=len(retry),
+                                   failed=open_letters(store, project))
 
 
-def open_letters(engine: Engine, project: str) -> list[protocol.DeadLetter]:
-    rows = engine.db.read(
-        f"SELECT {', '.join(_LETTER_FIELDS)} FROM dead_letters WHERE project = ? "
-        "AND resolved_at IS NULL ORDER BY seq",
-        (project,),
-    )
-    return [protocol.DeadLetter(**dict(row)) for row in rows]
+def open_letters(store: Store, project: str) -> list[protocol.DeadLetter]:
+    with store.read(project) as tx:
+        return [protocol.DeadLetter(**dict(row)) for row in tx.dead_letters.open_letters()]

@@ -1,5 +1,6 @@
-"""JSON Schemas (draft 2020-12) of every memory/* message, generated from the msgspec Structs
-of `memls.protocol`; checked in at schemas/ and compared with the code by a test."""
+"""JSON Schemas (draft 2020-12) of every wire message — memory/* requests, notifications and the
+owner socket's own messages — generated from the msgspec Structs of `memls.protocol`; checked
+in at schemas/ and compared with the code by a test."""
 
 from __future__ import annotations
 
@@ -32,6 +33,11 @@ def generate() -> dict[str, dict]:
     for method, kind in sorted(protocol.NOTIFICATIONS.items()):
         files[f"{method.replace('/', '.')}.notification.json"] = _schema(
             kind, f"{method} notification (server to client)")
+    for method, (params, result) in sorted(protocol.OWNER_METHODS.items()):
+        base = "owner." + method.replace("$/", "").replace("/", ".")
+        files[f"{base}.params.json"] = _schema(params, f"{method} params (owner socket)")
+        files[f"{base}.result.json"] = _schema(result, f"{method} result (owner socket)")
+    files["owner.error.json"] = _schema(protocol.OwnerError, "error body (owner socket)")
     return files
 
 

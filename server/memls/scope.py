@@ -51,7 +51,8 @@ class Visibility:
     - neither valid_at nor as_of: active, not invalidated, valid now
     - valid_at T: validity [valid_from, valid_until) contains T (superseded ones included)
     - as_of T: recorded at or before T and not invalidated by T (transaction time)
-    Flagged and rejected memories are never visible to retrieval.
+    Flagged and rejected memories are never visible to retrieval. The filters become SQL in
+    `store.visibility` and a Chroma `where` in `index.chroma.where`.
     """
 
     projects: tuple[str, ...]
@@ -59,54 +60,3 @@ class Visibility:
     valid_at: str | None = None
     as_of: str | None = None
     types: tuple[str, ...] | None = None
-
-    def where(self, alias: str = "m") -> tuple[str, list[object]]:
-        a = alias
-        marks = ", ".join("?" for _ in self.projects)
-        clauses = [f"{a}.project IN ({marks})", f"{a}.trust IN ('candidate', 'verified')"]
-        params: list[object] = list(self.projects)
-        if self.valid_at is None and self.as_of is None:
-            clauses += [
-                f"{a}.status = 'active'",
-                f"{a}.invalidated_at IS NULL",
-                f"{a}.valid_from <= ?",
-                f"({a}.valid_until IS NULL OR {a}.valid_until > ?)",
-            ]
-            params += [self.now, self.now]
-        if self.valid_at is not None:
-            clauses += [f"{a}.valid_from <= ?", f"({a}.valid_until IS NULL OR {a}.valid_until > ?)"]
-            params += [self.valid_at, self.valid_at]
-        if self.as_of is not None:
-            clauses += [
-                f"{a}.recorded_at <= ?",
-                f"({a}.invalidated_at IS NULL OR {a}.invalidated_at > ?)",
-            ]
-            params += [self.as_of, self.as_of]
-        if self.types:
-            clauses.append(f"{a}.type IN ({', '.join('?' for _ in self.types)})")
-            params += list(self.types)
-        return " AND ".join(clauses), params
-
-    def chroma_where(self) -> dict:
-        """The same filters for the vector index (one collection per project, so no project
-        clause), over the numeric metadata written by `index.metadata`."""
-        from memls.timeutil import to_micros
-
-        clauses: list[dict] = [{"trust": {"$in": list(VISIBLE_TRUST)}}]
-        if self.valid_at is None and self.as_of is None:
-            now = to_micros(self.now)
-            clauses += [
-                {"status": {"$eq": "active"}},
-                {"invalidated_at": {"$gt": now}},  # FOREVER when not invalidated
-                {"valid_from": {"$lte": now}},
-                {"valid_until": {"$gt": now}},
-            ]
-        if self.valid_at is not None:
-            at = to_micros(self.valid_at)
-            clauses += [{"valid_from": {"$lte": at}}, {"valid_until": {"$gt": at}}]
-        if self.as_of is not None:
-            at = to_micros(self.as_of)
-            clauses += [{"recorded_at": {"$lte": at}}, {"invalidated_at": {"$gt": at}}]
-        if self.types:
-            clauses.append({"type": {"$in": list(self.types)}})
-        return {"$and": clauses}

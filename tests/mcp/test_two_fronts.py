@@ -15,12 +15,12 @@ import sys
 
 import pytest
 import pytest_asyncio
-from lsp_helpers import plain
 from lsprotocol import types
-from mcp_helpers import Events, mcp_session, ok
 from pygls import uris
 from pytest_lsp import ClientServerConfig, client_capabilities
 
+from lsp_helpers import plain
+from mcp_helpers import Events, mcp_session, ok
 from memls.ownership import OwnerLock
 
 pytestmark = pytest.mark.asyncio
@@ -38,8 +38,8 @@ async def editor(tmp_path, workspace):
     (workspace / "AGENTS.md").write_text(AGENTS)
     env = {**os.environ, "MEMLS_DATA_DIR": str(tmp_path / "data")}
     lsp = await ClientServerConfig(
-        server_command=[sys.executable, "-m", "memls", "serve", "--stdio"],
-        server_env=env).start()
+        server_command=[sys.executable, "-m", "memls", "serve", "--stdio"], server_env=env
+    ).start()
     lsp.events = Events()
 
     def diagnostics(params: types.PublishDiagnosticsParams):
@@ -47,8 +47,12 @@ async def editor(tmp_path, workspace):
 
     def progress(params: types.ProgressParams):
         value = params.value
-        lsp.events.add(("progress", value.get("kind") if isinstance(value, dict)
-                        else getattr(value, "kind", None)))
+        lsp.events.add(
+            (
+                "progress",
+                value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None),
+            )
+        )
 
     _tap(lsp, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, diagnostics)
     _tap(lsp, types.PROGRESS, progress)
@@ -65,10 +69,14 @@ async def editor(tmp_path, workspace):
     def register(params: types.RegistrationParams):
         return None
 
-    lsp.start = lambda: lsp.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        workspace_folders=[types.WorkspaceFolder(uri=uris.from_fs_path(str(workspace)),
-                                                 name="proj")]))
+    lsp.start = lambda: lsp.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            workspace_folders=[
+                types.WorkspaceFolder(uri=uris.from_fs_path(str(workspace)), name="proj")
+            ],
+        )
+    )
     yield lsp
     await lsp.shutdown_session()
 
@@ -100,8 +108,9 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
             assert (await ok(agent, "stats"))["memories"] == 0
         await editor.start()
         # the notes are indexed and embedded: the editor's progress ends
-        await editor.events.wait(lambda e: e[0] == "progress" and e[1] == "end",
-                                 what="initial indexing")
+        await editor.events.wait(
+            lambda e: e[0] == "progress" and e[1] == "end", what="initial indexing"
+        )
         holder = OwnerLock(data).holder()
         assert holder is not None and (holder == editor._server.pid) == (first == "editor")
         notes = (await ok(agent, "recall", query="package management"))["results"]
@@ -110,23 +119,29 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
         assert yarn["project"] == key  # the editor's folder and the agent's root: one project
 
         # the agent stores a statement that contradicts the note
-        stored = await ok(agent, "remember", type="decision",
-                          text="We switched from yarn to pnpm for package management")
+        stored = await ok(
+            agent,
+            "remember",
+            type="decision",
+            text="We switched from yarn to pnpm for package management",
+        )
         assert stored["memory"]["trust"] == "candidate"
         assert [c["id"] for c in stored["contradicts"]] == [yarn["id"]]
         assert stored["contradicts"][0]["sourceUri"] == agents
 
         # ... it is in the editor's query at once
-        found = await request(editor, "memory/query", query="pnpm package management",
-                              uri=agents)
+        found = await request(editor, "memory/query", query="pnpm package management", uri=agents)
         assert found["project"] == key
         hit = next(r for r in found["results"] if r["id"] == stored["id"])
         assert hit["trust"] == "candidate"
 
         # ... and the note's line carries a contradiction diagnostic quoting it
         _, _, diags = await editor.events.wait(
-            lambda e: e[0] == "diagnostics" and e[1] == agents
-            and any("pnpm" in d.message for d in e[2]), what="a diagnostic on AGENTS.md")
+            lambda e: (
+                e[0] == "diagnostics" and e[1] == agents and any("pnpm" in d.message for d in e[2])
+            ),
+            what="a diagnostic on AGENTS.md",
+        )
         d = next(d for d in diags if "pnpm" in d.message)
         assert d.range.start.line == 2 and d.source == "memls"
         assert d.severity == types.DiagnosticSeverity.Warning
@@ -134,15 +149,24 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
         # the editor edits the note; the agent's next recall sees the new text
         edited = AGENTS + "- Deploys go out on Fridays after the freeze\n"
         mark = editor.events.mark()
-        editor.text_document_did_open(types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=agents, language_id="markdown",
-                                                 version=1, text=AGENTS)))
-        editor.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=agents, version=2),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)]))
+        editor.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=agents, language_id="markdown", version=1, text=AGENTS
+                )
+            )
+        )
+        editor.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=agents, version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+            )
+        )
         synced = await editor.events.wait(
             lambda e: e[0] == "changed" and e[1]["op"] == "sync" and e[1]["ids"],
-            what="the edit indexed", since=mark)
+            what="the edit indexed",
+            since=mark,
+        )
         recalled = await ok(agent, "recall", query="when do deploys go out")
         deploy = next(h for h in recalled["results"] if "Fridays" in h["content"])
         assert deploy["id"] in synced[1]["ids"]
@@ -161,8 +185,13 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
             editor.shutdown_session = _noop
             again = await ok(agent, "recall", query="when do deploys go out")
             assert deploy["id"] in {h["id"] for h in again["results"]}
-            more = await ok(agent, "remember", text="Feature flags live in flags.yaml",
-                            type="convention", check=False)
+            more = await ok(
+                agent,
+                "remember",
+                text="Feature flags live in flags.yaml",
+                type="convention",
+                check=False,
+            )
             assert more["created"]
             assert OwnerLock(data).holder() not in (None, holder)  # the agent's process now
 

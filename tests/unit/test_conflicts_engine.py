@@ -120,7 +120,7 @@ def test_resolving_by_supersession_and_by_the_supersede_verb(vengine):
 def test_changes_are_announced_after_commit_and_never_for_a_rollback(vengine, monkeypatch):
     import sqlite3
 
-    from memls.conflicts import resolver
+    from memls.store.edges import Conflicts
 
     old = store(vengine, YARN, validFrom="2024-01-01")
     new = store(vengine, PNPM, validFrom="2024-03-01")
@@ -140,7 +140,7 @@ def test_changes_are_announced_after_commit_and_never_for_a_rollback(vengine, mo
     def fails(*args, **kwargs):
         raise RuntimeError("the disk went away")
 
-    monkeypatch.setattr(resolver, "close", fails)  # fails after the nested supersede
+    monkeypatch.setattr(Conflicts, "close", fails)  # fails after the nested supersede
     with pytest.raises(RuntimeError):
         vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede",
                                         project="alpha"))

@@ -498,9 +498,41 @@ def test_import_refuses_an_edge_into_another_project(engine, clock):
                                       "confidence": None, "status": None, "detail": None,
                                       "closed_at": None}}
     engine.forget(p.ForgetParams(id=a.id, reason="user_deleted", project="alpha"))
-    with pytest.raises(InvalidInput, match="leaves project"):
+    with pytest.raises(InvalidInput, match="edges.dst names memory .* another project"):
         engine.import_("alpha", [lines[0], lines[1], json.dumps(edge)])
     assert engine.get(p.GetParams(id=b.id, project="beta")).superseded_by == []
+
+
+@pytest.mark.parametrize("table, column", [
+    ("forgetting_log", "memory_id"), ("tombstones", "memory_id"), ("feedback", "memory_id"),
+    ("trust_transitions", "memory_id"), ("audit", "memory_id"), ("dead_letters", "memory_id"),
+])
+def test_import_refuses_any_row_naming_another_projects_memory(engine, table, column):
+    """One project's import must not break another project: a log row of alpha naming beta's
+    memory used to be accepted, and beta's next forget of it then failed with a traceback (the
+    forgetting log's unique key has no project)."""
+    import json
+
+    alpha = store(engine, "Alpha fact", project="alpha")
+    beta = store(engine, "Beta fact", project="beta")
+    engine.forget(p.ForgetParams(id=alpha.id, reason="user_deleted", project="alpha"))
+    lines = [json.dumps(x) for x in engine.export("alpha")]
+    rows = [json.loads(line) for line in lines[1:]]
+    model = next(r for r in rows if r["table"] == table) if any(
+        r["table"] == table for r in rows) else None
+    if model is None:  # a table alpha has no row of: build one from the schema
+        names = [r[1] for r in engine.db.read(f"PRAGMA table_info({table})") if r[1] != "seq"]
+        model = {"table": table, "row": {n: 1 if n in ("delta", "score_after", "attempts")
+                                           else "x" for n in names}}
+        model["row"]["project"] = "alpha"
+    forged = {"table": table, "row": {**model["row"], column: beta.id}}
+    before = [json.dumps(x) for x in engine.export("beta")]
+    with pytest.raises(InvalidInput, match="another project"):
+        engine.import_("alpha", [lines[0], json.dumps(forged)])
+    # nothing changed, and beta's own forget still works
+    assert [json.dumps(x) for x in engine.export("beta")] == before
+    engine.forget(p.ForgetParams(id=beta.id, reason="user_deleted", project="beta"))
+    assert engine.forgotten(p.ForgottenParams(project="beta")).entries[0].memory_id == beta.id
 
 
 def test_storing_rejected_content_again_says_so(engine):

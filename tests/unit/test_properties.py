@@ -1088,9 +1088,9 @@ def test_review_machine_reaches_and_leaves_every_state() -> None:
 
 
 def test_forget_between_contradiction_detection_and_record(monkeypatch) -> None:
-    from memls.conflicts import detector
+    from memls.conflicts.detector import Detector
 
-    real_detect = detector.detect
+    real_detect = Detector.detect
     with Fresh() as fx:
         eng = fx.engine
         # Drive the indexer on this thread, deterministically (no background worker).
@@ -1099,14 +1099,14 @@ def test_forget_between_contradiction_detection_and_record(monkeypatch) -> None:
         older = eng.store(protocol.StoreParams(text="deploy database cache", project="p")).id
         eng.indexer.drain()
 
-        def detect_then_forget(engine, row, *rest):
-            found = real_detect(engine, row, *rest)
+        def detect_then_forget(detector, row, *rest):
+            found = real_detect(detector, row, *rest)
             if any(f.older["id"] == older for f in found):
                 # A user forgets the older memory while the check is between read and write.
-                engine.forget(protocol.ForgetParams(id=older, reason="user_deleted", project="p"))
+                eng.forget(protocol.ForgetParams(id=older, reason="user_deleted", project="p"))
             return found
 
-        monkeypatch.setattr(detector, "detect", detect_then_forget)
+        monkeypatch.setattr(Detector, "detect", detect_then_forget)
         eng.store(protocol.StoreParams(text="deploy database lint", project="p"))  # contradicts
         eng.indexer.drain()  # raises sqlite3.IntegrityError: FOREIGN KEY constraint failed
         assert eng.indexer.last_error is None

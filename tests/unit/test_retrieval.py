@@ -17,7 +17,8 @@ from lsp_helpers import free_port, wait_for_port
 from memls import protocol as p
 from memls import timeutil
 from memls.engine import Engine
-from memls.retrieval import pipeline
+
+from memls.retrieval.pipeline import Retriever
 
 FACTS = [
     "We use pnpm for package management in the monorepo",
@@ -27,6 +28,11 @@ FACTS = [
     "Never commit secrets; they are encrypted with sops",
     "Database migrations are written with Alembic",
 ]
+
+
+def _retriever(engine):
+    """The engine's own retrieval collaborators, as a query gets them."""
+    return Retriever(engine.storage.search, engine.index, engine.models, engine.retrieval)
 
 
 def store(engine, text, project="alpha", **kw):
@@ -317,8 +323,8 @@ def test_no_candidate_source_yields_a_filtered_memory(filter_engine, project, wo
         "invalidated_at FROM memories")}
     allowed = {i for i, row in rows.items() if _visible(row, seen)}
     config = engine.retrieval
-    for source in (pipeline.lexical(engine, seen, text, 200),
-                   pipeline.vector(engine, seen, text, 200, config)):
+    for source in (_retriever(engine).lexical(seen, text, 200),
+                   _retriever(engine).vector(seen, text, 200)):
         assert set(source) <= allowed
     result = engine.query(p.QueryParams(
         query=text, project=project, k=50, valid_at=valid_at and valid_at.isoformat(),
@@ -326,7 +332,7 @@ def test_no_candidate_source_yields_a_filtered_memory(filter_engine, project, wo
     assert {h.id for h in result.results} <= allowed
     # and nothing visible was lost by the vector filter: it returns every allowed memory
     # when asked for enough
-    got = set(pipeline.vector(engine, seen, text, 200, config))
+    got = set(_retriever(engine).vector(seen, text, 200))
     assert got == allowed, (sorted(allowed - got), sorted(got - allowed))
 
 
@@ -341,8 +347,7 @@ def test_vector_search_reaches_past_filtered_nearest_neighbours(vengine):
             vengine.feedback(p.FeedbackParams(id=memory_id, signal="outdated", project="nn"))
     assert vengine.flush(timeout=120)
     seen = vengine.visibility("nn", valid_at=None, as_of=None, include_user=False)
-    assert list(pipeline.vector(vengine, seen, "memcached session cache", 1,
-                                vengine.retrieval)) == [keep]
+    assert list(_retriever(vengine).vector(seen, "memcached session cache", 1)) == [keep]
 
 
 _VECTORS: dict[str, object] = {}
@@ -374,7 +379,7 @@ def test_vector_candidates_are_the_nearest_that_pass_the_filters(filter_engine, 
             got = engine.index.existing(name).get(include=["embeddings"])
             _VECTORS.update(zip(got["ids"], got["embeddings"]))
     query = engine.models.embedder.embed([text])[0]
-    found = pipeline.vector(engine, seen, text, n, engine.retrieval)
+    found = _retriever(engine).vector(seen, text, n)
     for project_ in seen.projects:
         allowed = sorted((i for i, row in rows.items()
                           if row["project"] == project_ and _visible(row, seen)),

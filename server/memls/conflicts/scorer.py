@@ -23,11 +23,16 @@ from __future__ import annotations
 import math
 import re
 from types import MappingProxyType
-from typing import Literal
-
-import msgspec
+from typing import cast
 
 from memls.conflicts import lexicon as lx
+from memls.protocol.conflicts import (
+    Signal,
+    SignalKind,
+    SimilarityKind,
+    SimilaritySource,
+    Verdict,
+)
 from memls.conflicts.text import (
     ANTONYMS,
     GENERIC_STEMS,
@@ -38,9 +43,6 @@ from memls.conflicts.text import (
     stem,
 )
 
-SignalKind = Literal["negation", "antonym", "value_change", "choice_change", "temporal_override"]
-SimilarityKind = Literal["cosine", "probability"]
-SimilaritySource = Literal["lexical", "cosine", "probability"]
 
 # ------------------------------------------------------------------ tunables (all absolute)
 
@@ -102,21 +104,6 @@ _TOLERANT_KINDS = frozenset({"size", "duration", "offset"})
 _NEGATIVE_STEMS = frozenset(stem(w) for w in lx.NEGATIVE_MEMBERS)
 
 
-class Signal(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    kind: SignalKind
-    weight: float
-    triggers: list[str]
-
-
-class Verdict(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
-    contradiction: bool
-    confidence: float
-    signals: list[Signal]
-    similarity: float
-    similarity_source: SimilaritySource
-    update_marker: bool
-
-
 # ------------------------------------------------------------------ public API
 
 
@@ -143,7 +130,7 @@ def score_pair(
         confidence=confidence,
         signals=signals,
         similarity=round(sim, 4),
-        similarity_source=source,
+        similarity_source=cast(SimilaritySource, source),
         update_marker=bool(a.markers),
     )
 

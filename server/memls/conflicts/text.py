@@ -219,7 +219,7 @@ def _clause(part: str) -> Clause:
     return Clause(
         keys=tuple(keys),
         surface=surface,
-        content=content,
+        content=frozenset(content),
         values=tuple(values),
         negators=tuple(negators) if negated else (),
         switches=frozenset(switches),

@@ -86,11 +86,11 @@ class _Listeners(list):
         if items:
             self._on_add()
 
-    def insert(self, index: int, item: Any) -> None:
+    def insert(self, index: int, item: Any) -> None:  # type: ignore[override]
         super().insert(index, item)
         self._on_add()
 
-    def __iadd__(self, items: Iterable[Any]) -> _Listeners:
+    def __iadd__(self, items: Iterable[Any]) -> _Listeners:  # type: ignore[misc]
         self.extend(items)
         return self
 

@@ -26,9 +26,11 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
+from memls import protocol
 from memls.config import data_dir, ensure_private_dir
 from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
 from memls.daemon.owner import OwnerServer, remove_stale_socket, socket_path
@@ -36,7 +38,56 @@ from memls.engine import Engine
 from memls.errors import StoreError
 from memls.ownership import LOCK_NAME, OwnerLock
 
-__all__ = ["LocalEngine", "OwnerExited", "RemoteEngine", "open_engine", "reconnect"]
+__all__ = ["EngineHandle", "LocalEngine", "OwnerExited", "RemoteEngine", "open_engine",
+           "reconnect"]
+
+
+class EngineHandle(Protocol):
+    """What a front holds: the local engine or a client of the owner's socket, the same
+    methods either way (every `protocol.METHODS` entry's engine method, taking its params
+    Struct and returning its result Struct), plus these. A front never asks which it has."""
+
+    directory: Path
+    front: str
+    listeners: list[Callable[[str, Any], None]]
+    subscribed_projects: frozenset[str] | None
+    vectors_enabled: bool
+
+    def subscribe(self, projects: Iterable[str] | None = None) -> None: ...
+
+    def flush(self, timeout: float = 120.0) -> bool: ...
+
+    def export(self, project: str | None) -> Iterator[dict[str, Any]]: ...
+
+    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]: ...
+
+    def close(self, flush_timeout: float = ...) -> None: ...
+
+    def __enter__(self) -> EngineHandle: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    # the memory/* methods (protocol.METHODS)
+    def store(self, params: protocol.StoreParams) -> protocol.StoreResult: ...
+    def query(self, params: protocol.QueryParams) -> protocol.QueryResult: ...
+    def get(self, params: protocol.GetParams) -> protocol.Memory: ...
+    def list(self, params: protocol.ListParams) -> protocol.ListResult: ...
+    def feedback(self, params: protocol.FeedbackParams) -> protocol.FeedbackResult: ...
+    def forget(self, params: protocol.ForgetParams) -> protocol.ForgetResult: ...
+    def supersede(self, params: protocol.SupersedeParams) -> protocol.SupersedeResult: ...
+    def review(self, params: protocol.ReviewParams) -> protocol.ReviewResult: ...
+    def forgotten(self, params: protocol.ForgottenParams) -> protocol.ForgottenResult: ...
+    def conflicts(self, params: protocol.ConflictsParams) -> protocol.ConflictsResult: ...
+    def resolve(self, params: protocol.ResolveParams) -> protocol.ResolveResult: ...
+    def check_pair(self, params: protocol.CheckPairParams) -> protocol.Verdict: ...
+    def stats(self, params: protocol.StatsParams) -> protocol.StatsResult: ...
+    def audit(self, params: protocol.AuditParams) -> protocol.AuditResult: ...
+    def maintain(self, params: protocol.MaintainParams) -> protocol.MaintainResult: ...
+    def dead_letters(self, params: protocol.MaintainParams) -> protocol.DeadLettersResult: ...
+    def reindex(self, params: protocol.ReindexParams) -> protocol.ReindexResult: ...
+    def doctor(self, params: protocol.DoctorParams) -> protocol.DoctorResult: ...
+    def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult: ...
+    def health(self, params: protocol.HealthParams) -> protocol.HealthResult: ...
 
 RETRY_SLEEP = 0.05
 
@@ -50,6 +101,12 @@ class LocalEngine(Engine):
 
     server: OwnerServer | None = None
     open_args: dict[str, Any] = {}
+    subscribed_projects: frozenset[str] | None = None
+
+    def subscribe(self, projects: Iterable[str] | None = None) -> None:
+        """Every notification of this process's engine reaches its listeners already; the
+        scope is kept so that a handover to another owner subscribes with it."""
+        self.subscribed_projects = None if projects is None else frozenset(projects)
 
     def serve(self) -> OwnerServer:
         """Start serving the socket (idempotent)."""
@@ -107,7 +164,7 @@ def open_engine(
     serve: bool = False,
     wait_seconds: float = 30.0,
     **engine_kw: Any,
-) -> LocalEngine | RemoteEngine:
+) -> EngineHandle:
     """The engine handle for `directory` (default: --data-dir / $MEMLS_DATA_DIR / user dir).
 
     Free lock: this process owns the store and gets a LocalEngine (an Engine), serving it on
@@ -134,7 +191,7 @@ def open_engine(
             except BaseException:
                 local.close()
                 raise
-            return local
+            return cast(EngineHandle, local)
         try:
             remote = RemoteEngine.connect(
                 path, front=front, timeout=max(1.0, min(10.0, deadline - time.monotonic())))
@@ -142,7 +199,7 @@ def open_engine(
             why = exc.message
         else:
             remote.open_args = args
-            return remote
+            return cast(EngineHandle, remote)
         if time.monotonic() >= deadline:
             holder = OwnerLock(path).holder()
             raise StoreError(
@@ -153,7 +210,7 @@ def open_engine(
         time.sleep(RETRY_SLEEP)
 
 
-def reconnect(old: LocalEngine | RemoteEngine, **overrides: Any) -> LocalEngine | RemoteEngine:
+def reconnect(old: EngineHandle, **overrides: Any) -> EngineHandle:
     """Close `old` and open its directory again with the same arguments (takeover).
 
     If the owner is gone the lock is free and this process becomes the owner (serving when it

@@ -52,39 +52,6 @@ MAX_UNIX_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS: stay under 
 OUTBOX_LIMIT = 10_000  # queued lines per client before a client that does not read is dropped
 
 
-# ---------------------------------------------------------------- extra methods (not in METHODS)
-
-
-class FlushParams(protocol.Wire):
-    timeout: float = 120.0
-
-
-class ExportParams(protocol.Wire):
-    project: protocol.Project | None = None
-
-
-class ImportParams(protocol.Wire):
-    lines: list[str]
-    project: protocol.Project | None = None
-
-
-class HelloParams(protocol.Wire):
-    front: str | None = None
-    version: str | None = None
-    pid: int | None = None
-
-
-class SubscribeParams(protocol.Wire):
-    projects: list[protocol.Project] | None = None  # None: every project
-
-
-EXTRA_PARAMS: dict[str, type] = {
-    "$/flush": FlushParams,
-    "memory/export": ExportParams,
-    "memory/import": ImportParams,
-}
-
-
 class MethodNotFound(MemlsError):
     kind = "method_not_found"
 
@@ -138,8 +105,10 @@ def remove_stale_socket(path: Path) -> None:
 
 def error_body(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, MemlsError):
-        return {"kind": exc.kind, "message": exc.message, "field": exc.field}
-    return {"kind": "internal", "message": f"{type(exc).__name__}: {exc}", "field": None}
+        body = protocol.OwnerError(kind=exc.kind, message=exc.message, field=exc.field)
+    else:
+        body = protocol.OwnerError(kind="internal", message=f"{type(exc).__name__}: {exc}")
+    return {"kind": body.kind, "message": body.message, "field": body.field}
 
 
 # ---------------------------------------------------------------- the server
@@ -147,7 +116,7 @@ def error_body(exc: BaseException) -> dict[str, Any]:
 
 def subscription_scope(params: Any) -> frozenset[str] | None:
     """The projects a `$/subscribe` names (their keys), or None for every project."""
-    projects = protocol.parse(SubscribeParams, params).projects
+    projects = protocol.parse(protocol.SubscribeParams, params).projects
     return None if projects is None else frozenset(project_key(p) for p in projects)
 
 
@@ -250,8 +219,12 @@ class _Connection:
         if method == "$/hello":
             self._reply(request_id, method, params)  # cheap: answer on the reader thread
             return
+        pool = self.server._pool
+        if pool is None:  # not started, or stopped
+            self.close()
+            return
         try:
-            self.server._pool.submit(self._reply, request_id, method, params)
+            pool.submit(self._reply, request_id, method, params)
         except RuntimeError:  # the pool is shut down: the server is stopping
             self.close()
 
@@ -307,9 +280,11 @@ class OwnerServer:
         self._conns_lock = threading.Lock()
         self._count = 0
         self._handlers: dict[str, Callable[[Any], Any]] = {
-            "$/flush": lambda p: {"flushed": bool(self.engine.flush(p.timeout))},
-            "memory/export": lambda p: {"lines": list(self.engine.export(p.project))},
-            "memory/import": lambda p: {"imported": self.engine.import_(p.project, p.lines)},
+            "$/flush": lambda p: protocol.FlushResult(flushed=bool(self.engine.flush(p.timeout))),
+            "memory/export": lambda p: protocol.ExportResult(
+                lines=list(self.engine.export(p.project))),
+            "memory/import": lambda p: protocol.ImportResult(
+                imported=self.engine.import_(p.project, p.lines)),
         }
 
     @property
@@ -426,22 +401,23 @@ class OwnerServer:
     def dispatch(self, method: str, params: Any, conn: _Connection | None = None) -> Any:
         """Run one request on the engine; returns plain (camelCase) data."""
         if method == "$/hello":
-            hello = protocol.parse(HelloParams, params)
+            hello = protocol.parse(protocol.HelloParams, params)
             if conn is not None and hello.front:
                 conn.front = hello.front
             if hello.version and hello.version != __version__:
                 log.warning("memls owner: client %s runs memls %s, this owner %s",
                             hello.pid, hello.version, __version__)
-            return {"pid": os.getpid(), "version": __version__,
-                    "dataDir": str(self.directory), "front": self.engine.front,
-                    "vectors": bool(self.engine.vectors_enabled)}
+            return protocol.to_wire(protocol.HelloResult(
+                pid=os.getpid(), version=__version__, data_dir=str(self.directory),
+                front=self.engine.front, vectors=bool(self.engine.vectors_enabled)))
         spec = protocol.METHODS.get(method)
         if spec is not None:
-            parsed = protocol.parse(spec.params, params)
+            parsed: Any = protocol.parse(spec.params, params)
             with self.engine.acting_for(conn.front if conn is not None else None):
                 return protocol.to_wire(getattr(self.engine, spec.engine)(parsed))
         handler = self._handlers.get(method)
         if handler is not None:
             with self.engine.acting_for(conn.front if conn is not None else None):
-                return protocol.to_wire(handler(protocol.parse(EXTRA_PARAMS[method], params)))
+                params_type = protocol.OWNER_METHODS[method][0]
+                return protocol.to_wire(handler(protocol.parse(params_type, params)))
         raise MethodNotFound(f"unknown method {method!r}")

@@ -12,6 +12,8 @@ from urllib.parse import urlparse
 
 from memls import timeutil
 from memls.errors import InvalidInput
+from memls.scope import VISIBLE_TRUST, Visibility
+from memls.timeutil import to_micros
 
 CHROMA_DIR = "chroma"
 
@@ -43,7 +45,7 @@ class VectorIndex:
         self.directory = directory / CHROMA_DIR
         self.url = url
         self.model_tag = model_tag
-        self._client = None
+        self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -163,3 +165,26 @@ class VectorIndex:
             self.client.delete_collection(name)
         except Exception:  # noqa: BLE001 - absent is fine
             pass
+
+
+def where(seen: Visibility) -> dict[str, Any]:
+    """The hard filters of `seen` for the vector index (one collection per project, so no
+    project clause), over the numeric metadata written by `metadata`."""
+    clauses: list[dict[str, Any]] = [{"trust": {"$in": list(VISIBLE_TRUST)}}]
+    if seen.valid_at is None and seen.as_of is None:
+        now = to_micros(seen.now)
+        clauses += [
+            {"status": {"$eq": "active"}},
+            {"invalidated_at": {"$gt": now}},  # FOREVER when not invalidated
+            {"valid_from": {"$lte": now}},
+            {"valid_until": {"$gt": now}},
+        ]
+    if seen.valid_at is not None:
+        at = to_micros(seen.valid_at)
+        clauses += [{"valid_from": {"$lte": at}}, {"valid_until": {"$gt": at}}]
+    if seen.as_of is not None:
+        at = to_micros(seen.as_of)
+        clauses += [{"recorded_at": {"$lte": at}}, {"invalidated_at": {"$gt": at}}]
+    if seen.types:
+        clauses.append({"type": {"$in": list(seen.types)}})
+    return {"$and": clauses}

@@ -1,6 +1,6 @@
-"""The outbox: every change to a memory writes a row in the same SQLite transaction; the indexer
-applies the rows to Chroma and deletes them. A crash between the two leaves the row, and the next
-drain (start-up included) applies it again: upserts are idempotent, so the index converges."""
+"""The indexer: applies the outbox (`store.outbox`) to Chroma and deletes the rows it applied.
+A crash between the two leaves the row, and the next drain (start-up included) applies it
+again: upserts are idempotent, so the index converges."""
 
 from __future__ import annotations
 
@@ -11,28 +11,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memls.index.chroma import VectorIndex, metadata
-from memls.store import records
+from memls.store.unit import Store
 
 if TYPE_CHECKING:
     from memls.models import Embedder
-    from memls.store.db import Database
-
-
-def enqueue(conn: sqlite3.Connection, project: str, memory_id: str, op: str, at: str) -> None:
-    conn.execute(
-        "INSERT INTO outbox (project, memory_id, op, created_at) VALUES (?, ?, ?, ?)",
-        (project, memory_id, op, at),
-    )
-
-
-def enqueue_project(conn: sqlite3.Connection, project: str, at: str) -> int:
-    """Queue every memory of a project for (re)indexing."""
-    cur = conn.execute(
-        "INSERT INTO outbox (project, memory_id, op, created_at) "
-        "SELECT project, id, 'index', ? FROM memories WHERE project = ? ORDER BY seq",
-        (at, project),
-    )
-    return cur.rowcount
 
 
 AfterIndex = Callable[[str, list[sqlite3.Row], Any], None]
@@ -47,9 +29,10 @@ class Indexer:
     outbox for the index, and the check runs without vectors (once per memory and process).
     """
 
-    def __init__(self, db: Database, index: VectorIndex | None, embedder: Embedder | None,
+    def __init__(self, store: Store, index: VectorIndex | None, embedder: Embedder | None,
                  after_index: AfterIndex | None = None) -> None:
-        self.db = db
+        self.store = store
+        self.queue = store.queue
         self.index = index
         self.embedder = embedder
         self.after_index = after_index
@@ -59,36 +42,23 @@ class Indexer:
         self.last_error: str | None = None
 
     def pending(self, project: str | None = None) -> int:
-        if project is None:
-            return self.db.read("SELECT count(*) FROM outbox")[0][0]
-        return self.db.read("SELECT count(*) FROM outbox WHERE project = ?", (project,))[0][0]
+        return self.queue.pending(project)
 
     def drain(self, batch: int = 128, limit: int | None = None) -> int:
         """Apply pending rows; returns how many were applied. Raises what stopped it."""
         done = 0
         with self._lock:
             while (limit is None or done < limit) and not self.stopping:
-                rows = self.db.read(
-                    "SELECT seq, project, memory_id, op FROM outbox ORDER BY seq LIMIT ?",
-                    (batch,),
-                )
+                rows = self.queue.next_batch(batch)
                 if not rows:
                     break
                 try:
                     self._apply(rows)
                 except Exception as exc:
                     self.last_error = f"{type(exc).__name__}: {exc}"
-                    seqs = [r["seq"] for r in rows]
-                    with self.db.transaction() as conn:
-                        conn.executemany(
-                            "UPDATE outbox SET attempts = attempts + 1, last_error = ? "
-                            "WHERE seq = ?",
-                            [(self.last_error[:500], s) for s in seqs],
-                        )
+                    self.queue.failed([r["seq"] for r in rows], self.last_error)
                     raise
-                with self.db.transaction() as conn:
-                    conn.executemany("DELETE FROM outbox WHERE seq = ?",
-                                     [(r["seq"],) for r in rows])
+                self.queue.done([r["seq"] for r in rows])
                 done += len(rows)
                 self.last_error = None
         return done
@@ -99,20 +69,13 @@ class Indexer:
             by_project[row["project"]][row["memory_id"]].add(row["op"])
         for project, ops in by_project.items():
             ids = list(ops)
-            among, among_args = records.among(ids)
-            with self.db.transaction(write=False) as conn:
-                current = {
-                    r["id"]: r
-                    for r in conn.execute(
-                        f"SELECT {records.COLUMNS} FROM {among} WHERE m.project = ?",
-                        [*among_args, project],
-                    )
-                }
+            with self.store.read(project) as tx:
+                current = tx.memories.fetch_many(ids)
             gone = [i for i in ids if i not in current]
             fresh = [current[i] for i in ids if i in current and "index" in ops[i]]
             meta = [current[i] for i in ids if i in current and "index" not in ops[i]]
             vectors = None
-            if self.index is not None:
+            if self.index is not None and self.embedder is not None:
                 self.index.delete(project, gone)
                 if fresh:
                     try:

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import re
-
 from lsprotocol import types
 
 from memls import protocol
 
 SOURCE = "memls"
-_RANGE = re.compile(r"^(\d+):(\d+)-(\d+):(\d+)$")
 
 
 def parse_range(text: str | None, lines: list[str] | None = None) -> types.Range | None:
-    """A note unit's stored range ("L:C-L:C", code points) as an LSP range (UTF-16)."""
-    match = _RANGE.match(text or "")
-    if not match:
+    """A note unit's stored range (`protocol.SourceRange`, code points) as an LSP range
+    (UTF-16 code units when the lines are known)."""
+    where = protocol.SourceRange.parse(text)
+    if where is None:
         return None
-    sl, sc, el, ec = (int(g) for g in match.groups())
+    sl, sc, ec = where.start_line, where.start_char, where.end_char
+    el = sl if where.end_line is None else where.end_line
     if lines is not None:
         sc, ec = _utf16(lines, sl, sc), _utf16(lines, el, ec)
     return types.Range(start=types.Position(line=sl, character=sc),

@@ -47,21 +47,31 @@ def choose(*, pinned: str | None, roots: list[str] | None, argument: object) -> 
     named = key(argument) if argument is not None else None
     if pinned is not None:
         if named is not None and named != pinned:
-            raise InvalidInput(f"this memls mcp serves only the project {pinned} (its "
-                               f"--project); {named} is refused", field="project")
+            raise InvalidInput(
+                f"this memls mcp serves only the project {pinned} (its "
+                f"--project); {named} is refused",
+                field="project",
+            )
         return pinned
     if roots:
         if named is not None:
             if named not in roots:
-                raise InvalidInput(f"{named} is not one of your roots ({', '.join(roots)})",
-                                   field="project")
+                raise InvalidInput(
+                    f"{named} is not one of your roots ({', '.join(roots)})", field="project"
+                )
             return named
         if len(roots) == 1:
             return roots[0]
-        raise InvalidInput(f"you have {len(roots)} roots ({', '.join(roots)}): name the one "
-                           "this call is about in `project`", field="project")
+        raise InvalidInput(
+            f"you have {len(roots)} roots ({', '.join(roots)}): name the one "
+            "this call is about in `project`",
+            field="project",
+        )
     if named is not None:
         return named
-    raise InvalidInput("no project: the client sent no roots and memls mcp was started without "
-                       "--project; pass `project` (the absolute path of the project's root "
-                       "folder) or start `memls mcp --project PATH`", field="project")
+    raise InvalidInput(
+        "no project: the client sent no roots and memls mcp was started without "
+        "--project; pass `project` (the absolute path of the project's root "
+        "folder) or start `memls mcp --project PATH`",
+        field="project",
+    )

@@ -56,8 +56,9 @@ def object_schema(kind: type) -> dict[str, Any]:
     return top
 
 
-def input_schema(kind: type, *, drop: tuple[str, ...] = (), project: str,
-                 descriptions: dict[str, str]) -> dict[str, Any]:
+def input_schema(
+    kind: type, *, drop: tuple[str, ...] = (), project: str, descriptions: dict[str, str]
+) -> dict[str, Any]:
     """The params Struct's schema for a tool: `drop` (wire names) left out, `project` optional
     and described, each property described from `descriptions`."""
     schema = object_schema(kind)

@@ -1,8 +1,10 @@
 """The shapes the MCP front adds, each built on a `memls.protocol` Struct (so it carries
 everything the `memory/*` request does) rather than beside it:
 
-- `RecallResult`: the query's hits, each with its open contradictions (`contradictedBy`) and
-  the notice that this is recalled data; the `recall` tool's output schema.
+- `RecallResult`: the query's hits (each memory carries the engine's `contradicts` /
+  `contradictedBy` references), each with `contradictions`: the other statements of its open
+  contradictions, verbatim, so the agent reads both sides; and the notice that this is
+  recalled data. The `recall` tool's output schema.
 - `RememberParams` / `RememberResult`: `memory/store` plus `check` (wait for the statement's
   contradiction check) and what it found (`contradicts`).
 """
@@ -15,22 +17,25 @@ import msgspec
 
 from memls import protocol
 
+Newer = Literal["this", "other"]
+
 
 class Contradiction(protocol.Wire, kw_only=True):
-    """An open contradiction of a recalled memory: the other statement, verbatim."""
+    """An open contradiction of a memory: the other statement, verbatim, with its provenance."""
 
     id: str
-    newer: Literal["this", "other"]   # which side was recorded later
+    newer: Newer  # which side was recorded later
     confidence: float
     content: str
     type: protocol.MemoryType
     trust: protocol.Trust
     source_uri: str | None = None
     source_range: str | None = None
+    stands: Newer | None = None  # which side stands now (the engine's `current`)
 
 
 class Recalled(protocol.QueryHit, kw_only=True):
-    contradicted_by: list[Contradiction] = []
+    contradictions: list[Contradiction] = []
 
 
 class RecallResult(protocol.Wire, kw_only=True):
@@ -49,7 +54,7 @@ class RememberParams(protocol.StoreParams, kw_only=True):
 
 
 class RememberResult(protocol.StoreResult, kw_only=True):
-    checked: bool = False   # the contradiction check finished within the wait
+    checked: bool = False  # the contradiction check finished within the wait
     contradicts: list[Contradiction] = []
 
 

@@ -8,11 +8,13 @@ from typing import Any
 import msgspec
 
 from memls import protocol
+from memls.errors import NotFound
 from memls.mcp import render
 from memls.mcp.wire import (
     Contradiction,
-    RecallResult,
+    Newer,
     Recalled,
+    RecallResult,
     RememberParams,
     RememberResult,
     store_params,
@@ -22,32 +24,67 @@ from memls.scope import VISIBLE_TRUST
 CHECK_SECONDS = 10.0
 
 
+def _side(this: str, newer: str) -> Newer:
+    return "this" if newer == this else "other"
+
+
+def _contradiction(
+    this: str, other: protocol.Memory, confidence: float, newer: str, current: str | None
+) -> Contradiction:
+    return Contradiction(
+        id=other.id,
+        newer=_side(this, newer),
+        confidence=confidence,
+        content=other.content,
+        type=other.type,
+        trust=other.trust,
+        source_uri=other.source_uri,
+        source_range=other.source_range,
+        stands=None if current is None else _side(this, current),
+    )
+
+
 def _against(conflicts: list[protocol.Conflict], ids: set[str]) -> dict[str, list[Contradiction]]:
     """For each id, the other side of each of its contradictions."""
     found: dict[str, list[Contradiction]] = {}
     for c in conflicts:
-        for this, other, newer in ((c.newer, c.older, "this"), (c.older, c.newer, "other")):
+        for this, other in ((c.newer, c.older), (c.older, c.newer)):
             if this.id in ids:
-                found.setdefault(this.id, []).append(Contradiction(
-                    id=other.id, newer=newer, confidence=c.confidence, content=other.content,
-                    type=other.type, trust=other.trust, source_uri=other.source_uri,
-                    source_range=other.source_range))
+                found.setdefault(this.id, []).append(
+                    _contradiction(this.id, other, c.confidence, c.newer.id, None)
+                )
     return found
 
 
 def recall(engine: Any, params: protocol.QueryParams) -> RecallResult:
-    """The query, then the open contradictions of its hits."""
+    """The query; then, for the hits the engine marks as contested (`contradicts`,
+    `contradictedBy`), the other statements themselves, so the agent reads both sides."""
     result = engine.query(params)
-    ids = {h.id for h in result.results}
-    against: dict[str, list[Contradiction]] = {}
-    if ids:
-        found = engine.conflicts(protocol.ConflictsParams(project=result.project, status="open",
-                                                          limit=1000))
-        against = _against(found.conflicts, ids)
-    hits = [Recalled(**msgspec.structs.asdict(h), contradicted_by=against.get(h.id, []))
-            for h in result.results]
-    return RecallResult(notice=render.DATA_NOTICE, project=result.project, results=hits,
-                        degraded=result.degraded, took_ms=result.took_ms)
+    refs = {h.id: [*h.contradicts, *h.contradicted_by] for h in result.results}
+    others: dict[str, protocol.Memory] = {}
+    for ref in {r.id for found in refs.values() for r in found}:
+        try:
+            others[ref] = engine.get(protocol.GetParams(id=ref, project=result.project))
+        except NotFound:  # forgotten since the query: nothing to show
+            continue
+    hits = [
+        Recalled(
+            **msgspec.structs.asdict(h),
+            contradictions=[
+                _contradiction(h.id, others[r.id], r.confidence, r.newer, r.current)
+                for r in refs[h.id]
+                if r.id in others
+            ],
+        )
+        for h in result.results
+    ]
+    return RecallResult(
+        notice=render.DATA_NOTICE,
+        project=result.project,
+        results=hits,
+        degraded=result.degraded,
+        took_ms=result.took_ms,
+    )
 
 
 def remember(engine: Any, params: RememberParams) -> RememberResult:
@@ -57,18 +94,21 @@ def remember(engine: Any, params: RememberParams) -> RememberResult:
     checked, contradicts = False, []
     if params.check:
         checked = bool(engine.flush(CHECK_SECONDS)) if stored.created else True
-        found = engine.conflicts(protocol.ConflictsParams(project=stored.project, id=stored.id,
-                                                          status="open"))
+        found = engine.conflicts(
+            protocol.ConflictsParams(project=stored.project, id=stored.id, status="open")
+        )
         contradicts = _against(found.conflicts, {stored.id}).get(stored.id, [])
-    return RememberResult(**msgspec.structs.asdict(stored), checked=checked,
-                          contradicts=contradicts)
+    return RememberResult(
+        **msgspec.structs.asdict(stored), checked=checked, contradicts=contradicts
+    )
 
 
 def conventions(engine: Any, project: str) -> list[protocol.Memory]:
     """The project's active decisions and conventions that retrieval would show."""
     found: list[protocol.Memory] = []
     for kind in ("decision", "convention"):
-        listed = engine.list(protocol.ListParams(project=project, status="active", type=kind,
-                                                 limit=1000))
+        listed = engine.list(
+            protocol.ListParams(project=project, status="active", type=kind, limit=1000)
+        )
         found += [m for m in listed.memories if m.trust in VISIBLE_TRUST]
     return found

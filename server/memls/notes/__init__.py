@@ -1,16 +1,14 @@
 """Workspace note files (AGENTS.md, ADRs, rule files) as memory units: pure parsing and diffing.
 
-`parse(text)` turns one file into `Unit`s with exact source ranges; `diff(old, new)` says which
-units to store, forget, re-range or leave alone; `matches(path, globs)` says which files are notes.
+`parse(text)` turns one file into `Unit`s with exact source ranges (`index` keys them by
+canonical hash, first wins); `matches(path, globs)` says which files are notes.
 No I/O, no clock: the watcher in the LSP front reads files and calls the engine.
 """
 
 from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
 from memls.notes.parse import (
     MAX_UNIT_CHARS,
-    Diff,
     Unit,
-    diff,
     index,
     infer_type,
     parse,
@@ -20,10 +18,8 @@ from memls.notes.parse import (
 __all__ = [
     "DEFAULT_GLOBS",
     "MAX_UNIT_CHARS",
-    "Diff",
     "Unit",
     "default_type",
-    "diff",
     "index",
     "infer_type",
     "match",

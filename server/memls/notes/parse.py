@@ -36,7 +36,8 @@ bite (a small, forgiving subset of CommonMark + GFM; see the tests for examples)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from typing import cast
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
@@ -80,23 +81,6 @@ class Unit(msgspec.Struct, frozen=True, kw_only=True):
         return (self.start_line, self.start_char, self.end_line, self.end_char)
 
 
-class Diff(msgspec.Struct, frozen=True, kw_only=True):
-    """What changed in one file between two parses, by key.
-
-    `added`/`moved`/`unchanged` hold the new units (in file order), `removed` the old ones.
-    `moved`: same key, different span (the engine only updates the stored range).
-    """
-
-    added: tuple[Unit, ...] = ()
-    removed: tuple[Unit, ...] = ()
-    moved: tuple[Unit, ...] = ()
-    unchanged: tuple[Unit, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.removed or self.moved)
-
-
 def split_lines(text: str) -> list[str]:
     """Lines as an editor counts them: `\\r\\n`, `\\r` and `\\n` end a line."""
     return _EOL.split(text)
@@ -108,22 +92,6 @@ def index(units: Iterable[Unit]) -> dict[str, Unit]:
     for unit in units:
         out.setdefault(unit.key, unit)
     return out
-
-
-def diff(old: Mapping[str, Unit] | Iterable[Unit], new: Iterable[Unit]) -> Diff:
-    """Compare the units indexed for a file (by key, or as a list) with freshly parsed ones."""
-    before = dict(old) if isinstance(old, Mapping) else index(old)
-    after = index(new)
-    moved, unchanged = [], []
-    for key, unit in after.items():
-        if key in before:
-            (unchanged if before[key].span == unit.span else moved).append(unit)
-    return Diff(
-        added=tuple(u for k, u in after.items() if k not in before),
-        removed=tuple(u for k, u in before.items() if k not in after),
-        moved=tuple(moved),
-        unchanged=tuple(unchanged),
-    )
 
 
 # ---------------------------------------------------------------- memory type
@@ -344,7 +312,8 @@ class _Parser:
     def new(self, kind: str, line: int, **extra: object) -> _Block:
         self.close()
         char = _indent(self.lines[line])[1]
-        self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t), **extra)
+        self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t),
+                          **extra)  # type: ignore[arg-type]
         return self.cur
 
     def close(self) -> None:
@@ -362,7 +331,7 @@ class _Parser:
             end_line=block.end_line,
             end_char=len(self.lines[block.end_line].rstrip()),
             heading=" > ".join(block.headings),
-            type=infer_type(text, block.headings, self.default_type),
+            type=cast(MemoryType, infer_type(text, block.headings, self.default_type)),
             key=canonical_hash(text),
             truncated=truncated,
         ))

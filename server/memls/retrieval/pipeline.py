@@ -5,20 +5,17 @@ fused candidates, so no path, shortcut or cache can return a memory the filters 
 from __future__ import annotations
 
 import math
-import re
 import time
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Any
 
 from memls import protocol, timeutil
+from memls.index.chroma import VectorIndex
+from memls.index.chroma import where as chroma_where
+from memls.models import ModelRuntime
 from memls.retrieval import boosts, fusion
 from memls.scope import Visibility
-from memls.store import records
-
-if TYPE_CHECKING:
-    from memls.engine import Engine
-
-_WORD = re.compile(r"\w+", re.UNICODE)
+from memls.store.search import SearchQueries
 
 
 @dataclass(frozen=True)
@@ -43,154 +40,73 @@ class RetrievalConfig:
     lift_margin: float = 5.0      # ...to their own logit minus this (0 seeds: no lift)
 
 
-# Words so common that BM25 gives them almost no weight, while scanning their postings is
-# most of an FTS5 query's time; left out of the MATCH unless nothing else is left.
-STOPWORDS = frozenset("""
-a an and are as at be been being but by can could did do does doing for from had has have
-having he her hers him his how i if in into is it its me my of on or our ours she should so
-than that the their them then there these they this those to too us was we were what when
-where which who whom why will with would you your yours
-""".split())
+class Retriever:
+    """One query's collaborators: the store's filtered reads, the vector index and the models
+    (None when vectors are off), and the configuration."""
+
+    def __init__(self, reads: SearchQueries, index: VectorIndex | None,
+                 models: ModelRuntime | None, config: RetrievalConfig) -> None:
+        self.reads = reads
+        self.index = index
+        self.models = models
+        self.config = config
+
+    def lexical(self, seen: Visibility, text: str, n: int) -> dict[str, float]:
+        """BM25 candidates (higher is better), hard filters in the same statement."""
+        return self.reads.bm25(seen, text, n)
+
+    def vector(self, seen: Visibility, text: str, n: int) -> dict[str, float]:
+        """Cosine candidates for a query text (embeds it, then `nearest`)."""
+        assert self.models is not None
+        return self.nearest(seen, self.models.embedder.embed([self.config.query_prefix + text])[0],
+                            n)
+
+    def nearest(self, seen: Visibility, qv: Any, n: int) -> dict[str, float]:
+        """Cosine candidates from each project's Chroma collection, passed through the hard
+        filters before they leave this function (see `VectorIndex.nearest`)."""
+        assert self.index is not None
+        where = chroma_where(seen)
+        found: dict[str, float] = {}
+        for project in seen.projects:
+            (hits,) = self.index.nearest(project, [qv], n, where,
+                                         lambda ids: self.reads.admitted(seen, ids))
+            for memory_id, cosine in hits:
+                found[memory_id] = max(cosine, found.get(memory_id, -1.0))
+        return found
+
+    def search(self, params: protocol.QueryParams, seen: Visibility) -> protocol.QueryResult:
+        return search(self, params, seen)
 
 
-def _match(text: str) -> str | None:
-    words = list(dict.fromkeys(_WORD.findall(text)))
-    content = [w for w in words if w.lower() not in STOPWORDS]
-    words = content or words
-    if not words:
-        return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+Scored = tuple[float, float, dict[str, float], protocol.Memory]
+"""(fused score x boost, boost, the boost's factors, the memory)."""
 
 
-def lexical(engine: Engine, seen: Visibility, text: str, n: int) -> dict[str, float]:
-    """BM25 candidates (higher is better), hard filters in the same statement."""
-    match = _match(text)
-    if match is None:
-        return {}
-    where, args = seen.where("m")
-    rows = engine.db.read(
-        f"SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
-        f"JOIN memories m ON m.seq = memories_fts.rowid "
-        f"WHERE memories_fts MATCH ? AND {where} ORDER BY rank, m.seq LIMIT ?",
-        (match, *args, n),
-    )
-    return {row["id"]: -row["rank"] for row in rows}
-
-
-def admitted(engine: Engine, seen: Visibility, ids: list[str]) -> set[str]:
-    """The ids among `ids` that pass the hard filters (SQL, the record of truth)."""
-    if not ids:
-        return set()
-    where, args = seen.where("m")
-    among, among_args = records.among(ids)
-    rows = engine.db.read(f"SELECT m.id FROM {among} WHERE {where}", (*among_args, *args))
-    return {row["id"] for row in rows}
-
-
-def vector(engine: Engine, seen: Visibility, text: str, n: int,
-           config: RetrievalConfig) -> dict[str, float]:
-    """Cosine candidates for a query text (embeds it, then `nearest`)."""
-    return nearest(engine, seen, engine.models.embedder.embed([config.query_prefix + text])[0], n)
-
-
-def nearest(engine: Engine, seen: Visibility, qv, n: int) -> dict[str, float]:
-    """Cosine candidates from each project's Chroma collection, passed through the hard
-    filters before they leave this function (see `VectorIndex.nearest`)."""
-    where = seen.chroma_where()
-    found: dict[str, float] = {}
-    for project in seen.projects:
-        (hits,) = engine.index.nearest(project, [qv], n, where,
-                                       lambda ids: admitted(engine, seen, ids))
-        for memory_id, cosine in hits:
-            found[memory_id] = max(cosine, found.get(memory_id, -1.0))
-    return found
-
-
-def search(engine: Engine, params: protocol.QueryParams, project: str,
-           config: RetrievalConfig) -> protocol.QueryResult:
+def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> protocol.QueryResult:
+    """Candidates -> fusion -> neighbours -> the final gate -> boosts and dedup -> the
+    cross-encoder over the adaptive head -> lift -> results that explain their scores."""
     started = time.perf_counter()
-    seen = engine.visibility(project, valid_at=params.valid_at, as_of=params.as_of,
-                             include_user=params.include_user, types=params.types)
     degraded: list[str] = []
-    n = max(config.candidates, params.k)
-    embedding = None
-    if engine.vectors_enabled and params.mode != "lexical":
-        # the query embeds on the model pool while BM25 runs here (both release the GIL)
-        embedding = engine.models.embedder.submit([config.query_prefix + params.query])
-    elif not engine.vectors_enabled:
-        degraded.append("vector search is switched off (settings: vectors = false)")
-    lex = lexical(engine, seen, params.query, n)
-    vec: dict[str, float] = {}
-    if embedding is not None:
-        try:
-            vec = nearest(engine, seen, embedding.result()[0], n)
-        except Exception as exc:  # degraded loudly: the result says why
-            degraded.append(f"vector search unavailable: {exc}")
+    lex, vec = _candidates(r, params, seen, degraded)
+    config = r.config
     if config.fusion == "rrf":
-        fused = fusion.rrf(sorted(lex, key=lex.get, reverse=True),
-                           sorted(vec, key=vec.get, reverse=True))
+        fused = fusion.rrf(sorted(lex, key=lambda i: lex[i], reverse=True),
+                           sorted(vec, key=lambda i: vec[i], reverse=True))
     else:
         fused = fusion.score_fusion(lex, vec, lexical_weight=config.lexical_weight)
     if not fused:
-        return protocol.QueryResult(project=project, results=[], degraded=degraded)
+        return protocol.QueryResult(project=seen.projects[0], results=[], degraded=degraded)
     if config.neighbours > 0:
-        fused = neighbours(engine, seen, fused, config)
-
+        fused = neighbours(r.reads, seen, fused, config)
     # The final gate: fetch the candidates through the same hard filters.
-    where, args = seen.where("m")
-    ids = list(fused)
-    with engine.db.transaction(write=False) as conn:
-        among, among_args = records.among(ids)
-        rows = conn.execute(f"SELECT {records.COLUMNS} FROM {among} WHERE {where}",
-                            (*among_args, *args)).fetchall()
-        memories = records.to_memories(conn, rows)
-    now_us = timeutil.to_micros(seen.now)
-    scored = []
-    for m in memories:
-        factors = {"type": 1.0, "decay": 1.0, "feedback": 1.0}
-        if config.boosts:
-            factors = {
-                "type": boosts.type_weight(m.type),
-                "decay": boosts.decay(m.type, now_us - timeutil.to_micros(m.valid_from)),
-                "feedback": boosts.feedback(m.feedback_score),
-            }
-        boost = math.prod(factors.values())
-        scored.append((fused[m.id] * boost, boost, factors, m))
-    scored.sort(key=lambda item: (-item[0], item[3].id))
-
-    # Dedup: one result per canonical text (a superseded copy of the same words, say).
-    seen_hashes: set[str] = set()
-    unique = []
-    for item in scored:
-        if item[3].canonical_hash not in seen_hashes:
-            seen_hashes.add(item[3].canonical_hash)
-            unique.append(item)
-
-    depth = 0
-    if config.rerank and params.rerank is not False and params.mode != "lexical":
-        depth = config.interactive_depth if params.mode == "interactive" else config.rerank_depth
-        if params.rerank_depth is not None:
-            depth = params.rerank_depth
-    logits: list[float] | None = None
-    # adaptive depth: what scores far below the best cannot reach the head; not worth a pair
-    head = [item for item in unique[:depth] if item[0] >= config.rerank_relative * unique[0][0]]
-    if head and engine.models is not None:
-        reranker = engine.models.reranker
-        if reranker.enabled:
-            try:
-                logits = [float(x) for x in
-                          reranker.rerank(params.query, [item[3].content for item in head])]
-            except Exception as exc:
-                degraded.append(f"reranking unavailable: {exc}")
-        # switched off on purpose (MEMLS_RERANK=0, setting): not degraded, explain shows "fused"
-    elif head and engine.models is None:
-        degraded.append("reranking unavailable: models are not loaded (vectors = false)")
-
-    results: list[protocol.QueryHit] = []
+    unique = _boosted(r.reads.visible(seen, list(fused)), fused, seen.now, config)
+    head = _head(unique, params, config)
+    logits = _rerank(r, params.query, head, degraded) if head else None
     lifted = _lift(head, logits, config) if logits else {}
-    ordered = _order(unique, logits, config, lifted)
+    results: list[protocol.QueryHit] = []
+    ordered = _current_first(_order(unique, logits, config, lifted))
     for final, item, logit, reordered in ordered[: params.k]:
-        fused_score, boost, factors, m = item
+        _, _, factors, m = item
         explain = None
         if params.explain:
             explain = protocol.Explain(
@@ -205,52 +121,134 @@ def search(engine: Engine, params: protocol.QueryParams, project: str,
         fields = {f: getattr(m, f) for f in m.__struct_fields__}
         results.append(protocol.QueryHit(**fields, score=round(final, 6), explain=explain))
     took = (time.perf_counter() - started) * 1000
-    return protocol.QueryResult(project=project, results=results, degraded=degraded,
+    return protocol.QueryResult(project=seen.projects[0], results=results, degraded=degraded,
                                 took_ms=round(took, 3))
 
 
-_RANGE = re.compile(r"^\s*L?(\d+)")
+def _candidates(r: Retriever, params: protocol.QueryParams, seen: Visibility,
+                degraded: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """BM25 and vector candidates; the query embeds on the model pool while BM25 runs here
+    (both release the GIL). A source that is off or failing is named in `degraded`."""
+    n = max(r.config.candidates, params.k)
+    embedding = None
+    if r.index is not None and r.models is not None and params.mode != "lexical":
+        embedding = r.models.embedder.submit([r.config.query_prefix + params.query])
+    elif r.index is None:
+        degraded.append("vector search is switched off (settings: vectors = false)")
+    lex = r.lexical(seen, params.query, n)
+    vec: dict[str, float] = {}
+    if embedding is not None:
+        try:
+            vec = r.nearest(seen, embedding.result()[0], n)
+        except Exception as exc:  # noqa: BLE001 - degraded loudly: the result says why
+            degraded.append(f"vector search unavailable: {exc}")
+    return lex, vec
+
+
+def _boosted(memories: list[protocol.Memory], fused: dict[str, float], now: str,
+             config: RetrievalConfig) -> list[Scored]:
+    """Type weight x decay x feedback on the fused score, best first, one result per
+    canonical text (a superseded copy of the same words, say)."""
+    now_us = timeutil.to_micros(now)
+    scored: list[Scored] = []
+    for m in memories:
+        factors = {"type": 1.0, "decay": 1.0, "feedback": 1.0}
+        if config.boosts:
+            factors = {
+                "type": boosts.type_weight(m.type),
+                "decay": boosts.decay(m.type, now_us - timeutil.to_micros(m.valid_from)),
+                "feedback": boosts.feedback(m.feedback_score),
+            }
+        boost = math.prod(factors.values())
+        scored.append((fused[m.id] * boost, boost, factors, m))
+    scored.sort(key=lambda item: (-item[0], item[3].id))
+    hashes: set[str] = set()
+    unique = []
+    for item in scored:
+        if item[3].canonical_hash not in hashes:
+            hashes.add(item[3].canonical_hash)
+            unique.append(item)
+    return unique
+
+
+def _head(unique: list[Scored], params: protocol.QueryParams,
+          config: RetrievalConfig) -> list[Scored]:
+    """What the cross-encoder re-scores: the configured depth for the mode (a request's
+    rerankDepth wins), and only what scores at least `rerank_relative` x the best (adaptive
+    depth: what scores far below the best cannot reach the head; not worth a pair)."""
+    depth = 0
+    if config.rerank and params.rerank is not False and params.mode != "lexical":
+        depth = config.interactive_depth if params.mode == "interactive" else config.rerank_depth
+        if params.rerank_depth is not None:
+            depth = params.rerank_depth
+    if not unique:
+        return []
+    return [item for item in unique[:depth] if item[0] >= config.rerank_relative * unique[0][0]]
+
+
+def _rerank(r: Retriever, query: str, head: list[Scored],
+            degraded: list[str]) -> list[float] | None:
+    """Cross-encoder logits for the head; None when switched off (not degraded: explain
+    shows "fused") or unavailable (degraded, named)."""
+    if r.models is None:
+        degraded.append("reranking unavailable: models are not loaded (vectors = false)")
+        return None
+    reranker = r.models.reranker
+    if not reranker.enabled:
+        return None
+    try:
+        return [float(x) for x in reranker.rerank(query, [item[3].content for item in head])]
+    except Exception as exc:  # noqa: BLE001 - degraded loudly: the result says why
+        degraded.append(f"reranking unavailable: {exc}")
+        return None
+
+
+def _current_first(ordered: list[Any]) -> list[Any]:
+    """Both sides of an open contradiction in the results: the one that stands now (the newer
+    statement, unless the older was approved later) is moved just above the other, with its
+    score, so a reader never meets the stale side first."""
+    out = list(ordered)
+    position = {entry[1][3].id: i for i, entry in enumerate(out)}
+    for entry in list(out):
+        memory = entry[1][3]
+        for ref in (*memory.contradicts, *memory.contradicted_by):
+            here, there = position.get(memory.id), position.get(ref.current)
+            if ref.current == memory.id or here is None or there is None or there < here:
+                continue
+            moved = out.pop(there)
+            out.insert(here, (out[here][0], *moved[1:]))
+            position = {e[1][3].id: i for i, e in enumerate(out)}
+    return out
 
 
 def _start(source_range: str | None) -> int | None:
-    match = _RANGE.match(source_range or "")
-    return int(match.group(1)) if match else None
+    where = protocol.SourceRange.parse(source_range)
+    return where.start_line if where is not None else None
 
 
-def neighbours(engine: Engine, seen: Visibility, fused: dict[str, float],
+def neighbours(reads: SearchQueries, seen: Visibility, fused: dict[str, float],
                config: RetrievalConfig) -> dict[str, float]:
     """Context expansion: memories next to a top hit in the same source (the neighbouring
     items of a note, the neighbouring turns of a conversation) join the candidates with a
     share of the hit's score. The hard filters apply to them like to every candidate."""
-    seeds = sorted(fused, key=fused.get, reverse=True)[: config.neighbour_seeds]
-    where, args = seen.where("m")
-    with engine.db.transaction(write=False) as conn:
-        among, among_args = records.among(seeds)
-        placed = conn.execute(
-            f"SELECT m.id, m.source_uri, m.source_range FROM {among} "
-            f"WHERE m.source_uri IS NOT NULL AND {where}", (*among_args, *args),
-        ).fetchall()
-        by_source: dict[str, list[tuple[int, str]]] = {}
-        for row in placed:
+    seeds = sorted(fused, key=lambda i: fused[i], reverse=True)[: config.neighbour_seeds]
+    placed, by_source = reads.placed(seen, seeds)
+    hits: dict[str, list[tuple[int, str]]] = {}
+    for row in placed:
+        start = _start(row["source_range"])
+        if start is not None:
+            hits.setdefault(row["source_uri"], []).append((start, row["id"]))
+    out = dict(fused)
+    for uri, seeded in hits.items():
+        for row in by_source.get(uri, []):
             start = _start(row["source_range"])
-            if start is not None:
-                by_source.setdefault(row["source_uri"], []).append((start, row["id"]))
-        out = dict(fused)
-        for uri, hits in by_source.items():
-            rows = conn.execute(
-                f"SELECT m.id, m.source_range FROM memories m INDEXED BY memories_source "
-                f"WHERE m.source_uri = ? "
-                f"AND {where}", (uri, *args),
-            ).fetchall()
-            for row in rows:
-                start = _start(row["source_range"])
-                if start is None:
-                    continue
-                for seed_start, seed in hits:
-                    if row["id"] != seed and abs(start - seed_start) <= config.neighbours:
-                        share = fused[seed] * config.neighbour_weight
-                        if share > out.get(row["id"], 0.0):
-                            out[row["id"]] = share
+            if start is None:
+                continue
+            for seed_start, seed in seeded:
+                if row["id"] != seed and abs(start - seed_start) <= config.neighbours:
+                    share = fused[seed] * config.neighbour_weight
+                    if share > out.get(row["id"], 0.0):
+                        out[row["id"]] = share
     return out
 
 
@@ -312,7 +310,3 @@ def _order(unique, logits, config, lifted=None):
 
 def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
-
-
-def with_overrides(config: RetrievalConfig, **changes) -> RetrievalConfig:
-    return replace(config, **{k: v for k, v in changes.items() if v is not None})

@@ -1,0 +1,249 @@
+"""Verbs on the store: stats, audit, maintain, conflicts, resolve, reindex, doctor, export,
+import, serve, mcp, schemas."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from memls import protocol
+from memls.daemon import open_engine
+from memls.errors import InvalidInput
+from memls.cli import memories  # noqa: F401 - registered first: memory verbs lead --help
+from memls.cli.common import (
+    JsonOpt, ProjectOpt, State, _call, _emit, _require_project, app,
+)
+
+
+@app.command()
+def stats(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+    """Counts for the project."""
+    r = _call("stats", protocol.StatsParams, {"project": project})
+    data = protocol.to_wire(r)
+    _emit(r, as_json, "\n".join(
+        f"{k:<16} {json.dumps(v) if isinstance(v, dict) else v}" for k, v in data.items()))
+
+
+@app.command()
+def audit(
+    project: Optional[str] = ProjectOpt,
+    id: Optional[str] = typer.Option(None, "--id", help="Only this memory."),
+    limit: int = typer.Option(100, "--limit"),
+    as_json: bool = JsonOpt,
+) -> None:
+    """The append-only audit log, newest first."""
+    r = _call("audit", protocol.AuditParams, {"project": project, "id": id, "limit": limit})
+    lines = [
+        f"{e.at}  {e.op:<18} {e.memory_id or '-':<18} {e.front:<5} "
+        f"{json.dumps(e.detail) if e.detail else ''}"
+        for e in r.entries
+    ]
+    _emit(r, as_json, "\n".join(lines) or "(no entries)")
+
+
+@app.command()
+def maintain(
+    project: Optional[str] = ProjectOpt,
+    failed: bool = typer.Option(False, "--failed", help="Only list failed operations."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Run maintenance (expiry); failures go to a dead-letter queue and are retried."""
+    if failed:
+        r = _call("dead_letters", protocol.MaintainParams, {"project": project})
+    else:
+        r = _call("maintain", protocol.MaintainParams, {"project": project})
+    lines = [] if failed else [f"expired {len(r.expired)}, retried {r.retried}"]
+    lines += [f"failed {d.operation} {d.memory_id} x{d.attempts}: {d.error}" for d in r.failed]
+    _emit(r, as_json, "\n".join(lines) or "(no failed operations)")
+
+
+@app.command()
+def conflicts(
+    texts: Optional[list[str]] = typer.Argument(None, help="Two texts: score this pair."),
+    project: Optional[str] = ProjectOpt,
+    id: Optional[str] = typer.Option(None, "--id", help="Only pairs involving this memory."),
+    status: str = typer.Option("open", "--status", help="open, dismissed, resolved or all."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """With TEXT_A TEXT_B: the verdict for that pair. Without: the project's contradictions."""
+    if texts:
+        if len(texts) != 2:
+            raise InvalidInput("give two texts (the new statement, then the existing one)",
+                               field="texts")
+        params = protocol.parse(protocol.CheckPairParams,
+                                {"new": texts[0], "existing": texts[1]})
+        # through the engine handle: a running daemon answers with its warm models
+        with open_engine(State.data_dir, front="cli") as engine:
+            v = engine.check_pair(params)
+        if as_json:
+            print(json.dumps({"contradiction": v.contradiction,
+                              "confidence": round(v.confidence, 4),
+                              "signals": protocol.to_wire(v.signals),
+                              "similarity": round(v.similarity, 4),
+                              "similaritySource": v.similarity_source,
+                              "updateMarker": v.update_marker}))
+        else:
+            print(f"{'contradiction' if v.contradiction else 'no contradiction'} "
+                  f"(confidence {v.confidence:.2f}, {v.similarity_source} similarity "
+                  f"{v.similarity:.2f})")
+            for sig in v.signals:
+                print(f"  {sig.kind} {sig.weight:.2f}: {', '.join(sig.triggers)}")
+        return
+    r = _call("conflicts", protocol.ConflictsParams, {
+        "project": project, "id": id, "status": None if status == "all" else status})
+    lines = [f"{c.status:<9} {c.newer.id} vs {c.older.id} ({c.confidence:.2f})\n"
+             f"    new: {c.newer.content[:100]}\n    old: {c.older.content[:100]}"
+             for c in r.conflicts]
+    _emit(r, as_json, "\n".join(lines) or f"(no {status} contradictions)")
+
+
+@app.command()
+def resolve(
+    a: str = typer.Argument(..., help="One memory of the pair."),
+    b: str = typer.Argument(..., help="The other."),
+    action: str = typer.Option(..., "--action",
+                               help="dismiss (not a contradiction), resolve, or supersede."),
+    project: Optional[str] = ProjectOpt,
+    note: Optional[str] = typer.Option(None, "--note"),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Act on a detected contradiction."""
+    r = _call("resolve", protocol.ResolveParams,
+              {"a": a, "b": b, "action": action, "project": project, "note": note})
+    _emit(r, as_json, f"{r.conflict.newer.id} vs {r.conflict.older.id}: {r.conflict.status}")
+
+
+@app.command()
+def reindex(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+    """Rebuild the project's vector index from the SQLite record."""
+    r = _call("reindex", protocol.ReindexParams, {"project": project})
+    _emit(r, as_json, f"re-indexed {r.queued} memories of {r.project!r}"
+          + ("" if r.indexed else " (not finished: see memls doctor)"))
+
+
+@app.command()
+def doctor(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
+    """Check the models and that the vector index agrees with SQLite (exit 1 if not)."""
+    r = _call("doctor", protocol.DoctorParams, {"project": project})
+    lines = [f"memories {r.memories}, indexed {r.indexed}, pending {r.pending}"]
+    for name, status in r.models.items():
+        lines.append(f"{name}: {status.get('state')} {status.get('path') or ''} "
+                     f"{status.get('error') or ''}".rstrip())
+    lines += [f"problem: {x}" for x in r.problems] or ["ok"]
+    _emit(r, as_json, "\n".join(lines))
+    if not r.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def export(
+    project: Optional[str] = ProjectOpt,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="File (default stdout)."),
+) -> None:
+    """Export the project's memories, logs and state as JSON Lines."""
+    _require_project(project)
+    with open_engine(State.data_dir, front="cli") as engine:
+        lines = [json.dumps(item, ensure_ascii=False, sort_keys=True)
+                 for item in engine.export(project)]
+    text = "\n".join(lines) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+@app.command("import")
+def import_(
+    file: str = typer.Argument(..., help="An export file (- for stdin)."),
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Import an export of the same project, all or nothing."""
+    _require_project(project)
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {file}: {exc.strerror}", field="file") from None
+    with open_engine(State.data_dir, front="cli") as engine:
+        counts = engine.import_(project, text.splitlines())
+    if as_json:
+        print(json.dumps({"project": project, "imported": counts}))
+    else:
+        print("imported " + ", ".join(f"{n} {t}" for t, n in counts.items() if n))
+
+
+@app.command()
+def serve(
+    stdio: bool = typer.Option(False, "--stdio", help="Speak LSP on stdin/stdout (editors)."),
+    tcp: Optional[str] = typer.Option(None, "--tcp", metavar="HOST:PORT",
+                                      help="Speak LSP on a loopback TCP port (long-lived)."),
+    token: Optional[str] = typer.Option(None, "--token", envvar="MEMLS_TOKEN",
+                                        help="TCP: the token clients pass in "
+                                        "initializationOptions.token (default: generated, "
+                                        "written to <data dir>/tcp.token)."),
+    force: bool = typer.Option(False, "--force",
+                               help="TCP: allow a non-loopback address."),
+) -> None:
+    """Run the memls daemon: the language server that owns the store (or joins its owner)."""
+    import ipaddress
+    import secrets
+    import socket
+
+    if stdio == bool(tcp):
+        raise InvalidInput("choose one transport: --stdio or --tcp HOST:PORT", field="transport")
+    from memls.lsp.features import serve_stdio
+    from memls.lsp.tcp import serve_tcp
+
+    data_dir = str(State.data_dir) if State.data_dir else None
+    if stdio:
+        serve_stdio(data_dir)
+        return
+    assert tcp is not None  # one of the two transports, checked above
+    host, _, port_text = tcp.rpartition(":")
+    if not host or not port_text.isdigit():
+        raise InvalidInput(f"{tcp!r} is not HOST:PORT", field="tcp")
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, int(port_text))}
+        loopback = all(ipaddress.ip_address(str(a).split("%")[0]).is_loopback
+                       for a in addresses)
+    except (OSError, ValueError):
+        raise InvalidInput(f"cannot resolve {host!r}", field="tcp") from None
+    if not loopback and not force:
+        raise InvalidInput(f"{host} is not a loopback address; memls listens on loopback only "
+                           "(pass --force to override)", field="tcp")
+    from memls.config import data_dir as resolve_dir
+    from memls.config import ensure_private_dir
+
+    if not token:
+        token = secrets.token_urlsafe(24)
+        path = ensure_private_dir(resolve_dir(State.data_dir)) / "tcp.token"
+        path.write_text(token + "\n")
+        path.chmod(0o600)
+        print(f"memls: token written to {path}", file=sys.stderr)
+    print(f"memls: serving LSP on {host}:{port_text}", file=sys.stderr)
+    serve_tcp(host, int(port_text), token, data_dir)
+
+
+@app.command()
+def mcp(project: Optional[str] = typer.Option(
+        None, "--project", "-p",
+        help="Serve only this project (a directory is keyed by its absolute path). Default: "
+        "the client's MCP roots; a call naming none of them is refused.")) -> None:
+    """Run the MCP server (stdio) for coding agents: the same memory as the editor's."""
+    from memls import mcp as front
+
+    front.serve_stdio(str(State.data_dir) if State.data_dir else None, project)
+
+
+@app.command()
+def schemas(out: Path = typer.Option(Path("schemas"), "--out",
+                                     help="Directory for the JSON Schemas.")) -> None:
+    """Write one JSON Schema (draft 2020-12) per memory/* params, result and notification."""
+    from memls import schemas as gen
+
+    written = gen.write(out)
+    print(f"wrote {len(written)} schemas to {out}")

@@ -1,0 +1,132 @@
+"""The CLI's app, its shared options, and how it builds params and prints results."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from memls import __version__, protocol
+from memls.daemon import open_engine
+from memls.errors import InvalidInput
+
+app = typer.Typer(
+    name="memls",
+    help="Local-first project memory for coding agents.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+review_app = typer.Typer(help="The review queue: list, approve, reject, restore.",
+                         no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(review_app, name="review")
+
+# Wire field -> how the CLI spells it, for error messages.
+FLAGS = {
+    "mode": "--mode", "rerankDepth": "--rerank-depth",
+    "project": "--project", "validFrom": "--valid-from", "validUntil": "--valid-until",
+    "validAt": "--valid-at", "asOf": "--as-of", "k": "--k", "type": "--type",
+    "types": "--type", "reason": "--reason", "by": "--by", "note": "--note",
+    "sourceUri": "--source", "derivedFrom": "--derived-from", "query": "--query",
+    "limit": "--limit", "state": "--state", "status": "--status", "trust": "--trust",
+    "text": "TEXT", "id": "ID", "old": "OLD", "signal": "SIGNAL", "file": "FILE",
+    "a": "A", "b": "B", "action": "--action", "new": "TEXT_A", "existing": "TEXT_B",
+    "texts": "TEXT_A TEXT_B", "transport": "--stdio/--tcp", "tcp": "--tcp",
+}
+
+ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
+JsonOpt = typer.Option(False, "--json", help="Print one JSON document on stdout.")
+
+
+class State:
+    data_dir: Optional[Path] = None
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"memls {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    data_dir: Optional[Path] = typer.Option(
+        None, "--data-dir", help="Data directory (default: $MEMLS_DATA_DIR, else the user's "
+        "data directory)."
+    ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    State.data_dir = data_dir
+
+
+def _require_project(project: str | None) -> None:
+    """The CLI never falls back to a project: refuse before touching the data directory."""
+    if project is None:
+        raise InvalidInput("a project is required (there is no default project)",
+                           field="project")
+
+
+def _params(kind: type[Any], data: dict[str, Any]) -> Any:
+    """Validated params (None values left out); a missing project is refused here."""
+    params: Any = protocol.parse(kind, {k: v for k, v in data.items() if v is not None})
+    if "project" in kind.__struct_fields__:
+        _require_project(params.project)
+    return params
+
+
+def _call(method: str, kind: type, data: dict[str, Any]) -> Any:
+    """Validate params before touching the store, then run one engine method."""
+    params = _params(kind, data)
+    with open_engine(State.data_dir, front="cli") as engine:
+        return getattr(engine, method)(params)
+
+
+def _emit(result: Any, as_json: bool, human: str) -> None:
+    if as_json:
+        sys.stdout.write(protocol.encode_json(result).decode() + "\n")
+    else:
+        print(human)
+
+
+def _line(m: protocol.Memory, score: float | None = None) -> str:
+    head = f"{m.id}  {m.type:<10} {m.trust:<9} {m.status:<10}"
+    if score is not None:
+        head += f" {score:7.3f}"
+    text = m.content.replace("\n", " ")
+    return f"{head}  {text[:100] + ('…' if len(text) > 100 else '')}{_marks(m)}"
+
+
+def _marks(m: protocol.Memory) -> str:
+    """What a reader must know before trusting a line: it is contested, or replaced."""
+    marks = []
+    for ref in m.contradicted_by:
+        stands = "it stands" if ref.current == m.id else "the newer one stands"
+        marks.append(f"CONTESTED by newer {ref.id} ({ref.confidence:.2f}; {stands})")
+    for ref in m.contradicts:
+        stands = "this one stands" if ref.current == m.id else "the older one was approved"
+        marks.append(f"contradicts older {ref.id} ({ref.confidence:.2f}; {stands})")
+    if m.superseded_by:
+        marks.append("SUPERSEDED by " + ", ".join(m.superseded_by))
+    return "".join(f"\n    ! {mark}" for mark in marks)
+
+
+def _describe(m: protocol.Memory) -> str:
+    data = protocol.to_wire(m)
+    return "\n".join(f"{k:<15} {v}" for k, v in data.items() if v not in (None, []))
+
+
+# ---------------------------------------------------------------- verbs
+
+
+def _conflict_lines(conflicts: list[protocol.Conflict], memory_id: str) -> str:
+    lines = []
+    for c in conflicts:
+        kinds = ", ".join(s.kind for s in c.signals)
+        other = c.older if c.newer.id == memory_id else c.newer
+        lines.append(f"contradicts {other.id} ({c.confidence:.2f}; {kinds}"
+                     f"{'; proposes supersede' if c.proposal else ''}): {other.content[:90]}")
+    return "\n".join(lines)

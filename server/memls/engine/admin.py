@@ -1,0 +1,102 @@
+"""Looking after the store: health, doctor and reindex of the vector copy, maintenance, and
+export / import."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from memls import maintenance, protocol, transfer
+from memls.engine.conflicts import ConflictOps
+from memls.errors import Refused
+from memls.index.chroma import metadata
+from memls.scope import project_key
+
+
+class Admin(ConflictOps):
+    def health(self, params: protocol.HealthParams | None = None) -> protocol.HealthResult:
+        from memls import __version__
+
+        degraded = self.degraded()
+        return protocol.HealthResult(
+            ok=not degraded, version=__version__, data_dir=str(self.directory),
+            schema_version=self.storage.version, vectors=self.vectors_enabled,
+            models=self._model_states(), degraded=degraded, index_pending=self.indexer.pending())
+
+    def _model_states(self) -> dict[str, Any]:
+        if self.models is None:
+            return {}
+        return {s.name: protocol.to_wire(s) for s in (
+            self.models.embedder.status(), self.models.reranker.status())}
+
+    def reindex(self, params: protocol.ReindexParams) -> protocol.ReindexResult:
+        """Rebuild the project's Chroma collection from SQLite."""
+        project = project_key(params.project)
+        if self.index is None or self.worker is None:
+            raise Refused("vectors are switched off (settings: [index] vectors = false)")
+        self.worker.flush(timeout=600)
+        self.index.drop(project)
+        with self._write(project) as tx:
+            tx.outbox.clear()
+            queued = tx.outbox.enqueue_all(self.clock())
+        self._kick()
+        return protocol.ReindexResult(project=project, queued=queued,
+                                      indexed=self.worker.flush(timeout=3600))
+
+    def doctor(self, params: protocol.DoctorParams) -> protocol.DoctorResult:
+        """Compare SQLite and Chroma for the project, and report the models' state."""
+        project = project_key(params.project)
+        problems = list(self.degraded())
+        with self._read(project) as tx:
+            rows = tx.memories.all()
+            pending_ids = tx.outbox.pending_ids()
+        missing: list[str] = []
+        extra: list[str] = []
+        stale: list[str] = []
+        indexed = 0
+        if self.index is not None:
+            try:
+                in_chroma = self.index.all_ids(project)
+            except Exception as exc:  # noqa: BLE001 - reported, not raised
+                problems.append(f"chroma unreadable: {exc}")
+                in_chroma = {}
+            indexed = len(in_chroma)
+            expected = {r["id"]: metadata(r) for r in rows}
+            missing = sorted(i for i in expected if i not in in_chroma and i not in pending_ids)
+            extra = sorted(i for i in in_chroma if i not in expected and i not in pending_ids)
+            stale = sorted(
+                i for i, meta in expected.items()
+                if i in in_chroma and i not in pending_ids
+                and any(in_chroma[i].get(k) != v for k, v in meta.items()))
+            for label, ids in (("missing from", missing), ("extra in", extra),
+                               ("out of date in", stale)):
+                if ids:
+                    problems.append(f"{len(ids)} memories {label} the vector index "
+                                    "(run memls reindex)")
+        return protocol.DoctorResult(
+            project=project, ok=not problems, problems=problems, models=self._model_states(),
+            memories=len(rows), indexed=indexed, pending=len(pending_ids), missing=missing,
+            extra=extra, stale=stale)
+
+    def maintain(self, params: protocol.MaintainParams) -> protocol.MaintainResult:
+        """Expire what is due; the indexer drops what went and the fronts hear of it."""
+        project = project_key(params.project)
+        result = maintenance.run(self.storage, project, now=self.clock(), front=self.front,
+                                 ttl_days=self.settings.ttl_days)
+        self._kick()
+        self._changed(project, "maintain", result.expired)
+        return result
+
+    def dead_letters(self, params: protocol.MaintainParams) -> protocol.DeadLettersResult:
+        project = project_key(params.project)
+        return protocol.DeadLettersResult(project=project,
+                                          failed=maintenance.open_letters(self.storage, project))
+
+    def export(self, project: str | None) -> Iterator[dict[str, Any]]:
+        return transfer.export(self.storage, project_key(project))
+
+    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
+        counts = transfer.import_lines(self.storage, project_key(project), lines,
+                                       now=self.clock(), front=self.front)
+        self._kick()
+        return counts

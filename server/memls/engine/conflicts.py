@@ -1,0 +1,119 @@
+"""Contradictions: detection after indexing, the project's open pairs, acting on one, and the
+verdict for a single pair of texts."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from memls import protocol
+from memls.conflicts import resolver
+from memls.conflicts.detector import Detector, Finding
+from memls.conflicts.scorer import score_pair
+from memls.engine.core import log
+from memls.engine.notes import Notes
+from memls.errors import MemlsError, NotFound
+from memls.scope import project_key
+from memls.store.unit import Tx
+
+
+class ConflictOps(Notes):
+    def _after_index(self, project: str, rows: list[Any], vectors: Any) -> None:
+        """Runs on the indexer thread after new memories are embedded: detect, record, tell
+        (one `memory/conflicts` notification per memory that got new pairs, with all of its
+        open pairs: the fronts need not ask again)."""
+        detector = Detector(self.storage.search, self.index, self.clock())
+        for row, findings in zip(rows, detector.detect_all(rows, vectors)):
+            if findings:
+                self._record_findings(project, row, findings)
+
+    def _record_findings(self, project: str, row: Any, findings: list[Finding]) -> None:
+        now = self.clock()
+        written = []
+        with self._write(project) as tx:
+            if tx.memories.fetch(row["id"]) is None:
+                return  # forgotten meanwhile
+            for f in findings:
+                if tx.memories.fetch(f.older["id"]) is None:
+                    continue  # forgotten between the scoring and this transaction
+                if resolver.record(tx.conflicts, f.newer, f.older, f.verdict, now):
+                    written.append(f)
+                    tx.audit("conflict_detected", f.newer["id"], now, older=f.older["id"],
+                             confidence=round(f.verdict.confidence, 4))
+        for f in written:
+            if (self.settings.auto_supersede
+                    and resolver.proposes_supersede(f.verdict, f.newer, f.older)):
+                try:
+                    self.resolve(protocol.ResolveParams(
+                        a=f.newer["id"], b=f.older["id"], action="supersede", project=project,
+                        note="auto_supersede"))
+                except MemlsError as exc:
+                    log.warning("auto supersede failed: %s", exc)
+        if written:
+            found = self.conflicts(protocol.ConflictsParams(project=project, id=row["id"]))
+            self._notify("memory/conflicts", protocol.ConflictsNotification(
+                project=project, id=row["id"], conflicts=found.conflicts))
+
+    @staticmethod
+    def _conflict(tx: Tx, edge: sqlite3.Row) -> protocol.Conflict:
+        detail = json.loads(edge["detail"])
+        newer, older = tx.records([tx.memories.existing(detail["newer"]),
+                                   tx.memories.existing(detail["older"])])
+        return protocol.Conflict(
+            project=edge["project"], status=edge["status"], confidence=edge["confidence"],
+            similarity=detail["similarity"], similarity_source=detail["similaritySource"],
+            signals=[protocol.Signal(**s) for s in detail["signals"]],
+            newer=newer, older=older, detected_at=edge["created_at"],
+            proposal=detail.get("proposal"), closed_at=edge["closed_at"])
+
+    def conflicts(self, params: protocol.ConflictsParams) -> protocol.ConflictsResult:
+        """Detected contradictions of the project (one entry per pair)."""
+        project = project_key(params.project)
+        with self._read(project) as tx:
+            edges = tx.conflicts.listed(
+                status=params.status, limit=params.limit,
+                memory_id=params.id.strip() if params.id is not None else None)
+            return protocol.ConflictsResult(project=project,
+                                            conflicts=[self._conflict(tx, e) for e in edges])
+
+    def resolve(self, params: protocol.ResolveParams) -> protocol.ResolveResult:
+        """Dismiss (remembered by content), resolve, or supersede the older by the newer."""
+        project = project_key(params.project)
+        note = self._text(params.note, "note", required=False)
+        now = self.clock()
+        with self._write(project) as tx:
+            a = self._require(tx, params.a, "a")
+            b = self._require(tx, params.b, "b")
+            edge = tx.conflicts.pair(a["id"], b["id"])
+            if edge is None:
+                raise NotFound(f"no contradiction between {a['id']} and {b['id']}", field="b")
+            detail = json.loads(edge["detail"])
+            if params.action == "supersede":
+                self.supersede(protocol.SupersedeParams(old=detail["older"], by=detail["newer"],
+                                                        project=project))
+            if params.action == "dismiss":
+                tx.conflicts.dismiss(a["canonical_hash"], b["canonical_hash"], now, note)
+            status = "dismissed" if params.action == "dismiss" else "resolved"
+            tx.conflicts.close(a["id"], b["id"], status, now)
+            tx.audit(f"conflict_{status}", detail["newer"], now, older=detail["older"],
+                     action=params.action)
+            conflict = self._conflict(tx, tx.conflicts.existing_pair(detail["newer"],
+                                                                     detail["older"]))
+        self._kick()
+        self._changed(project, "resolve", [detail["newer"], detail["older"]])
+        return protocol.ResolveResult(project=project, conflict=conflict)
+
+    def check_pair(self, params: protocol.CheckPairParams) -> protocol.Verdict:
+        """The verdict for one pair of texts, gated by the embedder's cosine when it runs."""
+        new = self._text(params.new, "new")
+        existing = self._text(params.existing, "existing")
+        assert new is not None and existing is not None
+        cosine = None
+        if self.models is not None:
+            try:
+                vectors = self.models.embedder.embed([new, existing])
+                cosine = float(vectors[0] @ vectors[1])
+            except MemlsError:
+                cosine = None  # the lexical gate; the verdict says "lexical"
+        return score_pair(new, existing, similarity=cosine, similarity_kind="cosine")

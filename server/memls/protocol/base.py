@@ -1,0 +1,74 @@
+"""The vocabularies of the wire, the base Struct, and the one typed form of a source range."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+import typing
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from memls.errors import InvalidInput
+
+MemoryType = Literal[
+    "decision", "convention", "preference", "fact", "lesson", "note", "constraint"
+]
+Status = Literal["active", "superseded"]
+Trust = Literal["candidate", "verified", "flagged", "rejected"]
+ForgetReason = Literal[
+    "user_deleted", "superseded", "ttl_expired", "decay", "dedup", "feedback_flagged",
+    "source_removed",
+]
+FeedbackSignal = Literal["helpful", "unhelpful", "outdated"]
+ReviewAction = Literal["list", "approve", "reject", "restore"]
+
+MEMORY_TYPES: tuple[str, ...] = typing.get_args(MemoryType)
+STATUSES: tuple[str, ...] = typing.get_args(Status)
+TRUST_STATES: tuple[str, ...] = typing.get_args(Trust)
+FORGET_REASONS: tuple[str, ...] = typing.get_args(ForgetReason)
+FEEDBACK_SIGNALS: tuple[str, ...] = typing.get_args(FeedbackSignal)
+REVIEW_ACTIONS: tuple[str, ...] = typing.get_args(ReviewAction)
+
+Limit = Annotated[int, msgspec.Meta(ge=1, le=1000)]
+Project = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=512,
+                                      description="project key: never empty")]
+MemoryId = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=200)]
+
+
+class Wire(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True):
+    """Base of every wire type."""
+
+
+
+# ---------------------------------------------------------------- source ranges
+
+_RANGE = re.compile(r"^\s*L?(\d+)(?::(\d+))?(?:\s*-\s*L?(\d+)(?::(\d+))?)?\s*$")
+
+
+@dataclass(frozen=True, order=True)
+class SourceRange:
+    """Where a memory sits in its source: 0-based lines and characters, end exclusive.
+
+    Stored and sent as text, `"start_line:start_char-end_line:end_char"` (`format`); read back
+    with `SourceRange.parse`, which also takes a bare line (`"12"`, `"L12"`) or line span
+    (`"3-5"`). This is the only place that knows the text form."""
+
+    start_line: int
+    start_char: int = 0
+    end_line: int | None = None
+    end_char: int = 0
+
+    @classmethod
+    def parse(cls, text: str | None) -> SourceRange | None:
+        """The range a text names, or None when it names none."""
+        match = _RANGE.match(text or "")
+        if match is None:
+            return None
+        start_line, start_char, end_line, end_char = match.groups()
+        return cls(int(start_line), int(start_char or 0),
+                   int(end_line) if end_line is not None else None, int(end_char or 0))
+
+    def format(self) -> str:
+        end_line = self.start_line if self.end_line is None else self.end_line
+        return f"{self.start_line}:{self.start_char}-{end_line}:{self.end_char}"

@@ -1,0 +1,95 @@
+"""Contradictions on the wire: the scorer's verdict and signals, detected pairs, acting on them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from memls.protocol.base import Limit, MemoryId, Project, Wire
+from memls.protocol.records import Memory
+
+SignalKind = Literal["negation", "antonym", "value_change", "choice_change", "temporal_override"]
+SimilarityKind = Literal["cosine", "probability"]
+SimilaritySource = Literal["lexical", "cosine", "probability"]
+ConflictStatus = Literal["open", "dismissed", "resolved"]
+
+
+class Signal(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One reason the scorer saw a contradiction, with the words that triggered it."""
+
+    kind: SignalKind
+    weight: float
+    triggers: list[str]
+
+
+class Verdict(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """The scorer's judgement of one pair (memory/checkPair returns it as it is)."""
+
+    contradiction: bool
+    confidence: float
+    signals: list[Signal]
+    similarity: float
+    similarity_source: SimilaritySource
+    update_marker: bool
+
+
+class Conflict(Wire):
+    """Two memories of one project that contradict each other (both edges carry this)."""
+
+    project: str
+    status: ConflictStatus
+    confidence: float
+    similarity: float
+    similarity_source: str
+    signals: list[Signal]
+    newer: Memory
+    older: Memory
+    detected_at: str
+    proposal: Literal["supersede"] | None = None
+    closed_at: str | None = None
+
+
+class ConflictsParams(Wire):
+    project: Project | None = None
+    id: MemoryId | None = None
+    status: ConflictStatus | None = "open"
+    limit: Limit = 100
+
+
+class ConflictsResult(Wire):
+    project: str
+    conflicts: list[Conflict]
+
+
+class ResolveParams(Wire):
+    """Act on a detected pair: dismiss ("not a contradiction"), resolve, or supersede the
+    older statement by the newer one."""
+
+    a: MemoryId
+    b: MemoryId
+    action: Literal["dismiss", "resolve", "supersede"]
+    project: Project | None = None
+    note: str | None = None
+
+
+class ResolveResult(Wire):
+    project: str
+    conflict: Conflict
+
+
+class CheckPairParams(Wire):
+    """Score one pair of texts (no store involved)."""
+
+    new: str
+    existing: str
+
+
+class ConflictsNotification(Wire):
+    """memory/conflicts (server to client): contradictions found for a stored memory."""
+
+    project: str
+    id: str
+    conflicts: list[Conflict]
+
+

@@ -1,0 +1,59 @@
+"""The method table: every memory/* request, the engine method behind it, its wire types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from memls.protocol.conflicts import (
+    CheckPairParams, ConflictsNotification, ConflictsParams, ConflictsResult, ResolveParams,
+    ResolveResult, Verdict,
+)
+from memls.protocol.records import Memory
+from memls.protocol.requests import (
+    AuditParams, AuditResult, ChangedNotification, DeadLettersResult, DoctorParams,
+    DoctorResult, FeedbackParams, FeedbackResult, ForgetParams, ForgetResult, ForgottenParams,
+    ForgottenResult, GetParams, HealthParams, HealthResult, ListParams, ListResult,
+    MaintainParams, MaintainResult, QueryParams, QueryResult, ReindexParams, ReindexResult,
+    ReviewParams, ReviewResult, StatsParams, StatsResult, StoreParams, StoreResult,
+    SupersedeParams, SupersedeResult, SyncNoteParams, SyncNoteResult,
+)
+
+class Method(msgspec.Struct, frozen=True):
+    """One memory/* request: the engine method behind it and its wire types."""
+
+    engine: str
+    params: type[Any]
+    result: type[Any]
+
+
+METHODS: dict[str, Method] = {
+    "memory/store": Method("store", StoreParams, StoreResult),
+    "memory/query": Method("query", QueryParams, QueryResult),
+    "memory/get": Method("get", GetParams, Memory),
+    "memory/list": Method("list", ListParams, ListResult),
+    "memory/feedback": Method("feedback", FeedbackParams, FeedbackResult),
+    "memory/forget": Method("forget", ForgetParams, ForgetResult),
+    "memory/supersede": Method("supersede", SupersedeParams, SupersedeResult),
+    "memory/review": Method("review", ReviewParams, ReviewResult),
+    "memory/forgotten": Method("forgotten", ForgottenParams, ForgottenResult),
+    "memory/conflicts": Method("conflicts", ConflictsParams, ConflictsResult),
+    "memory/resolve": Method("resolve", ResolveParams, ResolveResult),
+    "memory/checkPair": Method("check_pair", CheckPairParams, Verdict),
+    "memory/stats": Method("stats", StatsParams, StatsResult),
+    "memory/audit": Method("audit", AuditParams, AuditResult),
+    "memory/maintain": Method("maintain", MaintainParams, MaintainResult),
+    "memory/deadLetters": Method("dead_letters", MaintainParams, DeadLettersResult),
+    "memory/reindex": Method("reindex", ReindexParams, ReindexResult),
+    "memory/doctor": Method("doctor", DoctorParams, DoctorResult),
+    "memory/syncNote": Method("sync_note", SyncNoteParams, SyncNoteResult),
+    "memory/health": Method("health", HealthParams, HealthResult),
+}
+"""Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
+
+NOTIFICATIONS: dict[str, type] = {
+    "memory/conflicts": ConflictsNotification,
+    "memory/changed": ChangedNotification,
+}
+"""Server-to-client notifications."""

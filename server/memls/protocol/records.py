@@ -1,0 +1,101 @@
+"""Records as the wire carries them: memories, query hits, log entries."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from memls.protocol.base import (
+    FeedbackSignal, ForgetReason, MemoryType, Status, Trust, Wire,  # noqa: F401
+)
+
+
+class ConflictRef(Wire):
+    """An open contradiction of a memory, as its readers see it: the other statement, how
+    sure the scorer was, which of the two is newer, and which one stands now (the newer,
+    unless the older one was approved on review after the newer was recorded)."""
+
+    id: str
+    confidence: float
+    newer: str
+    current: str
+
+
+class Memory(Wire):
+    id: str
+    project: str
+    content: str
+    type: MemoryType
+    status: Status
+    trust: Trust
+    valid_from: str
+    recorded_at: str
+    content_hash: str
+    canonical_hash: str
+    valid_until: str | None = None
+    invalidated_at: str | None = None
+    feedback_score: int = 0
+    source_uri: str | None = None
+    source_range: str | None = None
+    derived_from: str | None = None
+    supersedes: list[str] = []
+    superseded_by: list[str] = []
+    contradicts: list[ConflictRef] = []      # open pairs where this is the newer statement
+    contradicted_by: list[ConflictRef] = []  # open pairs where a newer statement contests it
+
+
+class Explain(Wire):
+    """Why a result scored what it did."""
+
+    fused: float
+    stage: Literal["fused", "rerank"]
+    bm25: float | None = None
+    vector: float | None = None
+    rerank: float | None = None
+    boosts: dict[str, float] = {}
+    lifted_by: str | None = None  # the re-ranked neighbour in its source that lifted this one
+
+
+class QueryHit(Memory, kw_only=True):
+    score: float
+    explain: Explain | None = None
+
+
+class TrustTransition(Wire):
+    memory_id: str
+    from_trust: Trust
+    to_trust: Trust
+    cause: Literal["approve", "reject", "restore", "feedback"]
+    at: str
+    note: str | None = None
+
+
+class ForgetEntry(Wire):
+    memory_id: str
+    project: str
+    reason: ForgetReason
+    preview: str
+    type: MemoryType
+    at: str
+    front: str
+
+
+class AuditEntry(Wire):
+    seq: int
+    at: str
+    project: str
+    op: str
+    front: str
+    memory_id: str | None = None
+    detail: dict[str, Any] | None = None
+
+
+class DeadLetter(Wire):
+    operation: str
+    memory_id: str
+    project: str
+    error: str
+    attempts: int
+    first_at: str
+    last_at: str
+    resolved_at: str | None = None
+

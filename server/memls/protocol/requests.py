@@ -1,0 +1,262 @@
+"""Params and results of the memory/* requests that read and write memories."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from memls.protocol.base import (
+    FeedbackSignal, ForgetReason, Limit, MemoryId, MemoryType, Project, ReviewAction, Status,
+    Trust, Wire,
+)
+from memls.protocol.records import (
+    AuditEntry, DeadLetter, ForgetEntry, Memory, QueryHit, TrustTransition,
+)
+
+class StoreParams(Wire):
+    text: str
+    project: Project | None = None
+    type: MemoryType = "note"
+    valid_from: str | None = None
+    valid_until: str | None = None
+    source_uri: str | None = None
+    source_range: str | None = None
+    derived_from: str | None = None
+    force: bool = False
+
+
+class StoreResult(Wire):
+    id: str
+    project: str
+    created: bool
+    duplicate: bool
+    memory: Memory
+    tombstone_cleared: bool = False
+
+
+class GetParams(Wire):
+    id: MemoryId
+    project: Project | None = None
+
+
+class ListParams(Wire):
+    project: Project | None = None
+    status: Status | None = None
+    trust: Trust | None = None
+    type: MemoryType | None = None
+    limit: Limit = 100
+    include_user: bool = False
+
+
+class ListResult(Wire):
+    project: str
+    memories: list[Memory]
+
+
+class QueryParams(Wire):
+    query: str
+    project: Project | None = None
+    k: Limit = 10
+    valid_at: str | None = None
+    as_of: str | None = None
+    types: list[MemoryType] | None = None
+    include_user: bool = False
+    mode: Literal["default", "interactive", "lexical"] = "default"
+    rerank: bool | None = None
+    rerank_depth: Annotated[int, msgspec.Meta(ge=0, le=200)] | None = None
+    explain: bool = False
+
+
+class QueryResult(Wire):
+    project: str
+    results: list[QueryHit]
+    degraded: list[str] = []
+    took_ms: float | None = None
+
+
+class SupersedeParams(Wire):
+    old: MemoryId
+    by: MemoryId
+    project: Project | None = None
+
+
+class SupersedeResult(Wire):
+    project: str
+    old: Memory
+    new: Memory
+
+
+class FeedbackParams(Wire):
+    id: MemoryId
+    signal: FeedbackSignal
+    project: Project | None = None
+    query: str | None = None
+
+
+class FeedbackResult(Wire):
+    project: str
+    id: str
+    signal: FeedbackSignal
+    score: int
+    trust: Trust
+    transition: TrustTransition | None = None
+
+
+class ReviewParams(Wire):
+    action: ReviewAction
+    project: Project | None = None
+    id: MemoryId | None = None
+    note: str | None = None
+    state: Trust = "flagged"
+
+
+class ReviewResult(Wire):
+    project: str
+    action: ReviewAction
+    memories: list[Memory] = []
+    transition: TrustTransition | None = None
+
+
+class ForgetParams(Wire):
+    id: MemoryId
+    reason: ForgetReason
+    project: Project | None = None
+
+
+class ForgetResult(Wire):
+    project: str
+    id: str
+    reason: ForgetReason
+    at: str
+
+
+class ForgottenParams(Wire):
+    project: Project | None = None
+    reason: ForgetReason | None = None
+    limit: Limit = 100
+
+
+class ForgottenResult(Wire):
+    project: str
+    entries: list[ForgetEntry]
+
+
+class StatsParams(Wire):
+    project: Project | None = None
+
+
+class StatsResult(Wire):
+    project: str
+    memories: int
+    by_status: dict[str, int]
+    by_trust: dict[str, int]
+    by_type: dict[str, int]
+    review_queue: int
+    forgotten: int
+    tombstones: int
+    feedback_signals: int
+    dead_letters: int
+    schema_version: int
+    data_dir: str
+    index_pending: int = 0
+    degraded: list[str] = []
+
+
+class AuditParams(Wire):
+    project: Project | None = None
+    id: MemoryId | None = None
+    limit: Limit = 100
+
+
+class AuditResult(Wire):
+    project: str
+    entries: list[AuditEntry]
+
+
+class MaintainParams(Wire):
+    project: Project | None = None
+
+
+class MaintainResult(Wire):
+    project: str
+    expired: list[str]
+    retried: int
+    failed: list[DeadLetter]
+
+
+class ReindexParams(Wire):
+    project: Project | None = None
+
+
+class ReindexResult(Wire):
+    project: str
+    queued: int
+    indexed: bool
+
+
+class DoctorParams(Wire):
+    project: Project | None = None
+
+
+class DoctorResult(Wire):
+    project: str
+    ok: bool
+    problems: list[str]
+    models: dict[str, Any]
+    memories: int
+    indexed: int
+    pending: int
+    missing: list[str] = []
+    extra: list[str] = []
+    stale: list[str] = []
+
+
+class HealthParams(Wire):
+    pass
+
+
+class HealthResult(Wire):
+    """Is the engine usable, and is anything degraded (models, index)? No project data."""
+
+    ok: bool
+    version: str
+    data_dir: str
+    schema_version: int
+    vectors: bool
+    models: dict[str, Any]
+    degraded: list[str]
+    index_pending: int
+
+
+class SyncNoteParams(Wire):
+    """Index one note file (its text as the editor or the disk has it; null: file removed)."""
+
+    uri: str
+    text: str | None
+    project: Project | None = None
+    default_type: MemoryType = "note"
+
+
+class SyncNoteResult(Wire):
+    project: str
+    uri: str
+    added: list[str]
+    removed: list[str]
+    moved: list[str]
+    unchanged: int
+    shared: list[str] = []   # units whose text another source already holds (deduplicated)
+
+
+class ChangedNotification(Wire):
+    """memory/changed (server to client): memories of a project were written."""
+
+    project: str
+    op: str
+    ids: list[str]
+
+
+class DeadLettersResult(Wire):
+    project: str
+    failed: list[DeadLetter]
+

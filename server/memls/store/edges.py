@@ -1,0 +1,148 @@
+"""Edges between memories of one project: `supersedes`, `derived_from`, and the contradiction
+pairs (`contradicts`, stored both ways with the same detail) with their dismissals."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from memls.store.base import Repository
+
+
+def links(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[list[str], list[str]]]:
+    """id -> (ids it supersedes, ids that supersede it). The ids come from a scoped read;
+    only edges whose two ends are in the edge's own project count."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, tuple[list[str], list[str]]] = {i: ([], []) for i in wanted}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        rows = conn.execute(
+            f"SELECT e.src, e.dst FROM edges e JOIN memories a ON a.id = e.src "
+            f"JOIN memories b ON b.id = e.dst WHERE e.kind = 'supersedes' "
+            f"AND a.project = e.project AND b.project = e.project "
+            f"AND (e.src IN ({marks}) OR e.dst IN ({marks})) ORDER BY e.created_at, e.src, e.dst",
+            chunk + chunk,
+        ).fetchall()
+        for src, dst in rows:
+            if src in found:
+                found[src][0].append(dst)
+            if dst in found:
+                found[dst][1].append(src)
+    return found
+
+
+def open_conflicts(conn: sqlite3.Connection,
+                   ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    """id -> its open contradiction pairs: {other, confidence, newer, current}. `current` is
+    the newer statement unless the older one was approved (trust verified) after the newer
+    was recorded. Like `links`, the ids come from a scoped read and edges stay in a project."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, list[dict[str, Any]]] = {i: [] for i in wanted}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        rows = conn.execute(
+            f"SELECT e.src, e.dst, e.confidence, json_extract(e.detail, '$.newer') AS newer, "
+            f"json_extract(e.detail, '$.older') AS older FROM edges e "
+            f"WHERE e.kind = 'contradicts' AND e.status = 'open' AND e.src IN ({marks}) "
+            f"ORDER BY e.created_at, e.dst", chunk).fetchall()
+        if not rows:
+            continue
+        approved = _approved_after(conn, rows)
+        for row in rows:
+            current = row["older"] if (row["older"], row["newer"]) in approved else row["newer"]
+            found[row["src"]].append({"other": row["dst"], "confidence": row["confidence"],
+                                      "newer": row["newer"], "current": current})
+    return found
+
+
+def _approved_after(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set[tuple[str, str]]:
+    """(older, newer) pairs whose older statement is verified, by an approval recorded after
+    the newer statement was."""
+    pairs = {(row["older"], row["newer"]) for row in rows}
+    out = set()
+    for older, newer in pairs:
+        hit = conn.execute(
+            "SELECT 1 FROM memories o JOIN memories n ON n.id = ? "
+            "JOIN trust_transitions t ON t.memory_id = o.id AND t.project = o.project "
+            "WHERE o.id = ? AND o.trust = 'verified' AND t.to_trust = 'verified' "
+            "AND t.at > n.recorded_at LIMIT 1", (newer, older)).fetchone()
+        if hit is not None:
+            out.add((older, newer))
+    return out
+
+
+class Edges(Repository):
+    table = "edges"
+
+    def add(self, src: str, dst: str, kind: str, at: str) -> None:
+        self._exec("INSERT INTO edges (src, dst, kind, project, created_at) "
+                   "VALUES (:src, :dst, :kind, :project, :at)", src=src, dst=dst, kind=kind,
+                   at=at)
+
+
+def dismissal_key(hash_a: str, hash_b: str) -> tuple[str, str]:
+    return (hash_a, hash_b) if hash_a < hash_b else (hash_b, hash_a)
+
+
+class Conflicts(Repository):
+    """Contradiction pairs: two `contradicts` edges (newer -> older, older -> newer)."""
+
+    table = "edges"
+
+    def pair(self, a: str, b: str) -> sqlite3.Row | None:
+        """The edge a -> b, whichever of the two is newer."""
+        return self._one("SELECT * FROM edges WHERE kind = 'contradicts' AND src = :a "
+                         "AND dst = :b AND project = :project", a=a, b=b)
+
+    def existing_pair(self, a: str, b: str) -> sqlite3.Row:
+        row = self.pair(a, b)
+        if row is None:
+            raise LookupError(f"no contradiction {a} -> {b} inside its own transaction")
+        return row
+
+    def exists(self, a: str, b: str) -> bool:
+        return self.pair(a, b) is not None or self.pair(b, a) is not None
+
+    def add(self, newer: str, older: str, confidence: float, detail: dict[str, Any],
+            at: str) -> None:
+        text = json.dumps(detail)
+        for src, dst in ((newer, older), (older, newer)):
+            self._exec(
+                "INSERT INTO edges (src, dst, kind, project, created_at, confidence, status, "
+                "detail) VALUES (:src, :dst, 'contradicts', :project, :at, :confidence, 'open', "
+                ":detail)", src=src, dst=dst, at=at, confidence=confidence, detail=text)
+
+    def close(self, a: str, b: str, status: str, at: str, *, only_open: bool = False) -> int:
+        """Set both edges of a pair to dismissed or resolved."""
+        return self._exec(
+            "UPDATE edges SET status = :status, closed_at = :at WHERE kind = 'contradicts' "
+            "AND project = :project AND ((src = :a AND dst = :b) OR (src = :b AND dst = :a))"
+            + (" AND status = 'open'" if only_open else ""),
+            status=status, at=at, a=a, b=b).rowcount
+
+    def listed(self, *, status: str | None, memory_id: str | None,
+               limit: int) -> list[sqlite3.Row]:
+        """One row per pair (the newer -> older edge), newest first."""
+        clauses = ["e.project = :project", "e.kind = 'contradicts'",
+                   "e.src = json_extract(e.detail, '$.newer')"]
+        if status is not None:
+            clauses.append("e.status = :status")
+        if memory_id is not None:
+            clauses.append("(e.src = :id OR e.dst = :id)")
+        return self._all(f"SELECT e.* FROM edges e WHERE {' AND '.join(clauses)} "
+                         "ORDER BY e.created_at DESC, e.src LIMIT :limit",
+                         status=status, id=memory_id, limit=limit)
+
+    def is_dismissed(self, hash_a: str, hash_b: str) -> bool:
+        a, b = dismissal_key(hash_a, hash_b)
+        return self._one("SELECT 1 FROM conflict_dismissals WHERE project = :project "
+                         "AND hash_a = :a AND hash_b = :b", a=a, b=b) is not None
+
+    def dismiss(self, hash_a: str, hash_b: str, at: str, note: str | None) -> None:
+        a, b = dismissal_key(hash_a, hash_b)
+        self._exec("INSERT OR IGNORE INTO conflict_dismissals (project, hash_a, hash_b, at, "
+                   "note) VALUES (:project, :a, :b, :at, :note)", a=a, b=b, at=at, note=note)

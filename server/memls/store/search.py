@@ -1,0 +1,99 @@
+"""The read side of retrieval and detection: every statement runs through the hard filters of
+a `Visibility` (project(s), trust, validity, transaction time, types) — the one place those
+filters become SQL is `store.visibility.where`."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable
+
+from memls import protocol
+from memls.scope import Visibility
+from memls.store import visibility
+from memls.store.db import Database
+from memls.store.memories import AMONG, COLUMNS, among, to_memories
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# Words so common that BM25 gives them almost no weight, while scanning their postings is
+# most of an FTS5 query's time; left out of the MATCH unless nothing else is left.
+STOPWORDS = frozenset("""
+a an and are as at be been being but by can could did do does doing for from had has have
+having he her hers him his how i if in into is it its me my of on or our ours she should so
+than that the their them then there these they this those to too us was we were what when
+where which who whom why will with would you your yours
+""".split())
+
+
+def match_expression(text: str) -> str | None:
+    """The FTS5 MATCH for a query text: its words, OR'ed, quoted (no query syntax leaks)."""
+    words = list(dict.fromkeys(_WORD.findall(text)))
+    content = [w for w in words if w.lower() not in STOPWORDS]
+    words = content or words
+    if not words:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+class SearchQueries:
+    """Reads for retrieval and detection, each in its own snapshot."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def bm25(self, seen: Visibility, text: str, n: int) -> dict[str, float]:
+        """BM25 candidates (higher is better), the hard filters in the same statement."""
+        match = match_expression(text)
+        if match is None:
+            return {}
+        where, args = visibility.where(seen, "m")
+        with self.db.transaction(write=False) as conn:
+            rows = conn.execute(
+                f"SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
+                f"JOIN memories m ON m.seq = memories_fts.rowid "
+                f"WHERE memories_fts MATCH :match AND {where} ORDER BY rank, m.seq LIMIT :n",
+                {**args, "match": match, "n": n}).fetchall()
+        return {row["id"]: -row["rank"] for row in rows}
+
+    def admitted(self, seen: Visibility, ids: list[str]) -> set[str]:
+        """The ids among `ids` that pass the hard filters (SQL, the record of truth)."""
+        if not ids:
+            return set()
+        where, args = visibility.where(seen, "m")
+        rows = self.db.read(f"SELECT m.id FROM {AMONG} WHERE {where}",
+                            {**args, "among": among(ids)})
+        return {row["id"] for row in rows}
+
+    def visible_rows(self, seen: Visibility, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
+        where, args = visibility.where(seen, "m")
+        with self.db.transaction(write=False) as conn:
+            rows = conn.execute(f"SELECT {COLUMNS} FROM {AMONG} WHERE {where}",
+                                {**args, "among": among(ids)}).fetchall()
+        return {row["id"]: row for row in rows}
+
+    def visible(self, seen: Visibility, ids: Iterable[str]) -> list[protocol.Memory]:
+        """The final gate: the candidates as records, through the same hard filters."""
+        where, args = visibility.where(seen, "m")
+        with self.db.transaction(write=False) as conn:
+            rows = conn.execute(f"SELECT {COLUMNS} FROM {AMONG} WHERE {where}",
+                                {**args, "among": among(ids)}).fetchall()
+            return to_memories(conn, rows)
+
+    def placed(self, seen: Visibility, ids: Iterable[str],
+               ) -> tuple[list[sqlite3.Row], dict[str, list[sqlite3.Row]]]:
+        """(id, source_uri, source_range) of the visible memories among `ids` that have a
+        source, and every visible memory of each of those sources (for context expansion)."""
+        where, args = visibility.where(seen, "m")
+        with self.db.transaction(write=False) as conn:
+            seeds = conn.execute(
+                f"SELECT m.id, m.source_uri, m.source_range FROM {AMONG} "
+                f"WHERE m.source_uri IS NOT NULL AND {where}", {**args, "among": among(ids)},
+            ).fetchall()
+            by_source = {
+                uri: conn.execute(
+                    f"SELECT m.id, m.source_range FROM memories m INDEXED BY memories_source "
+                    f"WHERE m.source_uri = :uri AND {where}", {**args, "uri": uri}).fetchall()
+                for uri in dict.fromkeys(row["source_uri"] for row in seeds)
+            }
+        return seeds, by_source

@@ -1,0 +1,105 @@
+"""The unit of work: one transaction of one project, with a repository per table group.
+
+    with store.write(project, front) as tx:       # BEGIN IMMEDIATE ... COMMIT
+        row = tx.memories.fetch(memory_id)
+        tx.forget(row, "user_deleted", now)
+
+Every repository of a `Tx` is bound to the same connection and project; `front` (who acts) is
+recorded by the ones that log it. A read opens a snapshot (`store.read`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from memls import textnorm
+from memls.store import transfer
+from memls.store.audit import Audit
+from memls.store.db import Database
+from memls.store.edges import Conflicts, Edges
+from memls.store.feedback import Feedback, Transitions
+from memls.store.forgetting import Forgetting, Tombstones
+from memls.store.maintenance import DeadLetters
+from memls.store.memories import Memories, to_memories
+from memls.store.outbox import Outbox, OutboxQueue
+from memls.store.search import SearchQueries
+
+
+class Tx:
+    """The repositories of one project inside one transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, project: str, front: str) -> None:
+        self.conn = conn
+        self.project = project
+        self.front = front
+        self.memories = Memories(conn, project)
+        self.edges = Edges(conn, project)
+        self.conflicts = Conflicts(conn, project)
+        self.forgetting = Forgetting(conn, project)
+        self.tombstones = Tombstones(conn, project)
+        self.audit_log = Audit(conn, project)
+        self.feedback = Feedback(conn, project)
+        self.transitions = Transitions(conn, project)
+        self.outbox = Outbox(conn, project)
+        self.dead_letters = DeadLetters(conn, project)
+
+    def audit(self, op: str, memory_id: str | None, at: str, **detail: Any) -> None:
+        self.audit_log.add(op, memory_id, at, self.front, **detail)
+
+    def records(self, rows: list[sqlite3.Row]) -> list[Any]:
+        """Rows as wire records (protocol.Memory), with their supersession links."""
+        return to_memories(self.conn, rows)
+
+    def forget(self, row: sqlite3.Row, reason: str, at: str) -> None:
+        """Remove a memory: forgetting log, tombstone, the row (edges cascade), outbox, audit."""
+        memory_id = row["id"]
+        self.forgetting.log(memory_id, reason, textnorm.preview(row["content"]), row["type"],
+                            at, self.front)
+        self.tombstones.put(row["canonical_hash"], memory_id, reason, at)
+        self.memories.delete(memory_id)
+        self.outbox.enqueue(memory_id, "delete", at)
+        self.audit("forget", memory_id, at, reason=reason)
+
+    def export_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        return transfer.export_rows(self.conn, self.project)
+
+    def import_rows(self, rows: list[tuple[int, str, dict[str, Any]]]) -> dict[str, int]:
+        return transfer.import_rows(self.conn, self.project, rows)
+
+
+class Store:
+    """The SQLite record of truth: units of work per project, the search reads, the outbox."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.search = SearchQueries(db)
+        self.queue = OutboxQueue(db)
+
+    @property
+    def version(self) -> int:
+        return self.db.version
+
+    @property
+    def path(self) -> Path:
+        return self.db.path
+
+    @contextmanager
+    def write(self, project: str, front: str) -> Iterator[Tx]:
+        """BEGIN IMMEDIATE ... COMMIT (re-entrant); any exception rolls everything back."""
+        with self.db.transaction() as conn:
+            yield Tx(conn, project, front)
+
+    @contextmanager
+    def read(self, project: str, front: str = "") -> Iterator[Tx]:
+        """One consistent snapshot, no write lock."""
+        with self.db.transaction(write=False) as conn:
+            yield Tx(conn, project, front)
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        self.db.after_commit(callback)
+
+    def close(self) -> None:
+        self.db.close()
