@@ -195,6 +195,12 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
             assert more["created"]
             assert OwnerLock(data).holder() not in (None, holder)  # the agent's process now
 
+    if first == "agent":
+        # the owner (the agent) has exited: the editor takes the store over and goes on
+        after = await request(editor, "memory/stats", uri=agents)
+        assert after["memories"] == 4
+        assert OwnerLock(data).holder() == editor._server.pid
+
 
 async def _noop() -> None:
     return None
