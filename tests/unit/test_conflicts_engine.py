@@ -148,7 +148,8 @@ def test_changes_are_announced_after_commit_and_never_for_a_rollback(vengine, mo
     assert vengine.get(p.GetParams(id=old.id, project="alpha")).status == "active"
     monkeypatch.undo()
     vengine.resolve(p.ResolveParams(a=old.id, b=new.id, action="supersede", project="alpha"))
-    assert seen == [("supersede", "superseded")]  # announced once committed
+    # announced once committed: the supersession, then the resolved pair
+    assert seen == [("supersede", "superseded"), ("resolve", "superseded")]
 
 
 def test_auto_supersede_only_when_configured(tmp_path, models):
@@ -199,7 +200,10 @@ def test_cli_pair_verdict_store_wait_and_resolve(tmp_path, capsys, monkeypatch):
     verdict = json.loads(capsys.readouterr().out)
     assert set(verdict) >= {"contradiction", "confidence", "signals", "similarity"}
     assert verdict["contradiction"] and verdict["signals"][0]["kind"] == "value_change"
-    assert not (tmp_path / "data").exists()  # scoring a pair touches no store
+    # scoring a pair goes through the engine handle (a running daemon would answer) and
+    # writes nothing: the store holds no memory and no audit row afterwards
+    assert main(["stats", "-p", "w", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["memories"] == 0
     main(["conflicts", "We do not use Redis for sessions",
           "We use Postgres for sessions and Redis for rate limiting", "--json"])
     assert json.loads(capsys.readouterr().out)["contradiction"] is False

@@ -15,6 +15,7 @@ import msgspec
 import numpy as np
 import pytest
 
+from memls.config import load_settings
 from memls.models import (
     THREAD_PREFIX,
     ModelRuntime,
@@ -327,9 +328,9 @@ def test_a_corrupt_model_fails_opens_the_circuit_and_retries_after_five_minutes(
 
 
 @pytest.mark.parametrize("value", ["0", "false", "off"])
-def test_memls_rerank_0_disables_reranking(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setenv("MEMLS_RERANK", value)
-    with ModelRuntime() as rt:
+def test_memls_rerank_0_disables_reranking(tmp_path: Path, value: str) -> None:
+    settings = load_settings(tmp_path, {"MEMLS_RERANK": value})
+    with ModelRuntime(rerank=settings.rerank, rerank_off_by=settings.rerank_off_by) as rt:
         status = rt.reranker.status()
         assert status.state == "disabled" and "MEMLS_RERANK" in (status.error or "")
         with pytest.raises(ModelUnavailable, match="disabled"):
@@ -338,13 +339,12 @@ def test_memls_rerank_0_disables_reranking(monkeypatch: pytest.MonkeyPatch, valu
         assert rt.status().embedder.state == "loaded"
 
 
-def test_rerank_false_disables_and_env_1_keeps_it_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMLS_RERANK", "1")
+def test_rerank_false_disables_and_says_which_setting_did() -> None:
     with ModelRuntime(rerank=False) as rt:
         assert rt.reranker.status().state == "disabled"
-    assert rerank_switch(True, {"MEMLS_RERANK": "1"}) is None
-    assert rerank_switch(True, {}) is None
-    assert rerank_switch(False, {}) is not None
+    assert rerank_switch(True, "MEMLS_RERANK=0") is None
+    assert rerank_switch(True) is None
+    assert "[models] rerank = false" in (rerank_switch(False, "[models] rerank = false") or "")
 
 
 def test_status_serialises_for_health_and_doctor(runtime: ModelRuntime) -> None:

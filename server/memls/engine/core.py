@@ -88,6 +88,7 @@ class EngineCore:
             embedder_dir=self.settings.embedder_dir,
             reranker_dir=self.settings.reranker_dir,
             rerank=self.settings.rerank,
+            rerank_off_by=self.settings.rerank_off_by,
         )
         self.index = VectorIndex(self.directory, url=self.settings.chroma_url)
         self.indexer.index = self.index

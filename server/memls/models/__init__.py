@@ -6,11 +6,10 @@ from memls.models.breaker import CircuitBreaker
 from memls.models.embedder import Embedder
 from memls.models.pool import THREAD_PREFIX, ModelPool
 from memls.models.reranker import Reranker, to_probability
-from memls.models.runtime import ENV_RERANK, ModelRuntime, ModelsStatus, rerank_switch
+from memls.models.runtime import ModelRuntime, ModelsStatus, rerank_switch
 from memls.models.status import ModelState, ModelStatus, ModelUnavailable
 
 __all__ = [
-    "ENV_RERANK",
     "THREAD_PREFIX",
     "CircuitBreaker",
     "Embedder",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Self
 
@@ -16,22 +16,18 @@ from memls.models.pool import ModelPool
 from memls.models.reranker import Reranker
 from memls.models.status import ModelStatus
 
-ENV_RERANK = "MEMLS_RERANK"
-_OFF = {"0", "false", "no", "off"}
-
 
 class ModelsStatus(msgspec.Struct, frozen=True):
     embedder: ModelStatus
     reranker: ModelStatus
 
 
-def rerank_switch(setting: bool, environ: Mapping[str, str] = os.environ) -> str | None:
-    """Why reranking is off, or None when it is on. Off if the setting or MEMLS_RERANK says so."""
-    if environ.get(ENV_RERANK, "").strip().lower() in _OFF:
-        return f"reranking is switched off ({ENV_RERANK}={environ[ENV_RERANK]})"
-    if not setting:
-        return "reranking is switched off (setting rerank = false)"
-    return None
+def rerank_switch(setting: bool, off_by: str | None = None) -> str | None:
+    """Why reranking is off, or None when it is on. `off_by` names what switched it off (the
+    settings say: `[models] rerank = false` or `MEMLS_RERANK=0`, memls.config)."""
+    if setting:
+        return None
+    return f"reranking is switched off ({off_by or 'setting rerank = false'})"
 
 
 class ModelRuntime:
@@ -48,6 +44,7 @@ class ModelRuntime:
         embedder_dir: str | os.PathLike[str] | None = None,
         reranker_dir: str | os.PathLike[str] | None = None,
         rerank: bool = True,
+        rerank_off_by: str | None = None,
         intra_op_threads: int = 2,
         max_workers: int = 2,
         embed_max_length: int = 256,
@@ -68,7 +65,7 @@ class ModelRuntime:
             pooling=pooling,
             clock=clock,
         )
-        off = rerank_switch(rerank)
+        off = rerank_switch(rerank, rerank_off_by)
         self.reranker = Reranker(
             self.pool,
             model_dir=reranker_dir,
