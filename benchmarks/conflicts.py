@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from memls.conflicts import scorer  # noqa: E402
+from memls.conflicts import frames, scorer  # noqa: E402
 from memls.conflicts.scorer import Verdict, score_pair  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "conflict_pairs.jsonl"
@@ -128,6 +128,7 @@ def speed(rows: list[dict], repeat: int, similarity: SimilarityFn | None) -> dic
 
     for _ in range(repeat):
         analyze.cache_clear()  # measure the uncached cost: every text analysed afresh
+        frames.cache_clear()
         started = time.perf_counter()
         for row, sim in zip(rows, given):
             if sim is None:

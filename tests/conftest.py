@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -21,7 +21,7 @@ class FakeClock:
         return timeutil.format_ts(self.moment)
 
     def set(self, when: str) -> None:
-        self.moment = datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone(timezone.utc)
+        self.moment = datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone(UTC)
 
     def advance(self, **delta: float) -> None:
         self.moment += timedelta(**delta)

@@ -28,8 +28,10 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls import uris
-from lsp_helpers import plain
 from pytest_lsp import ClientServerConfig, client_capabilities
+
+from lsp_helpers import CHANGED, CONFLICTS, plain
+from memls.daemon import RemoteEngine
 
 PER_WRITER = 300
 REAL_CLI = 6  # real `memls store` processes, in addition to the CLI loop's PER_WRITER
@@ -37,10 +39,13 @@ IN_FLIGHT = 8  # memory/store requests each LSP client keeps in flight
 NOTES = ["The API listens on port 8080", "Tests run with pytest", "Deploys go out on Tuesdays"]
 AGENTS = "# Agent notes\n\n## Conventions\n" + "".join(f"- {n}\n" for n in NOTES)
 
-WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
-         "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split()
-THINGS = ("cache ledger router parser scheduler mailer exporter gateway planner indexer tracker "
-          "renderer").split()
+WORDS = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
+    "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu"
+).split()
+THINGS = (
+    "cache ledger router parser scheduler mailer exporter gateway planner indexer tracker renderer"
+).split()
 
 
 def texts(who: str, n: int) -> list[str]:
@@ -59,14 +64,13 @@ from concurrent.futures import ThreadPoolExecutor
 from memls import protocol as p
 from memls.daemon.handle import open_engine
 
-data, project, go, out = sys.argv[1:5]
-texts = json.loads(sys.argv[5])
+data, project, out = sys.argv[1:4]
+texts = json.loads(sys.argv[4])
 engine = open_engine(data, front="cli")
 report = {"handle": type(engine).__name__, "owner_pid": getattr(engine, "owner_pid", None),
           "pid": os.getpid(), "ids": [], "errors": []}
 print("ready", flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+sys.stdin.readline()  # the start signal: everyone writes at once
 
 def one(text):
     try:
@@ -84,9 +88,15 @@ with open(out, "w") as f:
     json.dump(report, f)
 """
 
-BAD = [re.compile(p, re.I) for p in (
-    r"database is locked", r"traceback \(most recent call last\)",
-    r"chroma\w*.*(error|exception|fail)", r"(error|exception|fail).*chroma")]
+BAD = [
+    re.compile(p, re.I)
+    for p in (
+        r"database is locked",
+        r"traceback \(most recent call last\)",
+        r"chroma\w*.*(error|exception|fail)",
+        r"(error|exception|fail).*chroma",
+    )
+]
 
 
 async def call(client, method, **params):
@@ -97,23 +107,29 @@ async def start_session(editor: str, root: Path, env: dict, stderr: Path):
     """A real `memls serve --stdio` whose stderr goes to a file, initialized like `editor`."""
     command = [sys.executable, "-m", "memls", "serve", "--stdio"]
     shell = ["/bin/sh", "-c", 'exec "$@" 2>"$MEMLS_E2E_STDERR"', "memls-serve", *command]
-    lsp = await ClientServerConfig(server_command=shell,
-                                   server_env={**env, "MEMLS_E2E_STDERR": str(stderr)}).start()
+    lsp = await ClientServerConfig(
+        server_command=shell, server_env={**env, "MEMLS_E2E_STDERR": str(stderr)}
+    ).start()
     lsp.notified = []
 
     @lsp.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams):
         return None
 
-    for method in ("memory/changed", "memory/conflicts"):
+    for method in (CHANGED, CONFLICTS):
+
         @lsp.feature(method)
         def on_note(params, method=method):
             lsp.notified.append(method)
 
-    await lsp.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(editor),
-        workspace_folders=[types.WorkspaceFolder(uri=uris.from_fs_path(str(root)),
-                                                 name=root.name)]))
+    await lsp.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(editor),
+            workspace_folders=[
+                types.WorkspaceFolder(uri=uris.from_fs_path(str(root)), name=root.name)
+            ],
+        )
+    )
     lsp.stderr_path = stderr
     lsp.pid = lsp._server.pid  # `exec`: the shell's pid is the server's
     return lsp
@@ -135,8 +151,20 @@ async def real_cli(data: Path, project: str, items: list[str], env: dict) -> lis
     out = []
     for text in items:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "memls", "--data-dir", str(data), "store", "-p", project,
-            text, "--json", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "memls",
+            "--data-dir",
+            str(data),
+            "store",
+            "-p",
+            project,
+            text,
+            "--json",
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         stdout, stderr = await proc.communicate()
         out.append({"rc": proc.returncode, "stdout": stdout.decode(), "stderr": stderr.decode()})
     return out
@@ -176,10 +204,20 @@ def socket_hello(sock_path: Path) -> dict:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(10)
         s.connect(str(sock_path))
-        s.sendall(json.dumps({"id": 1, "method": "$/hello",
-                              "params": {"front": "test", "pid": os.getpid()}}).encode() + b"\n")
+        s.sendall(
+            json.dumps(
+                {"id": 1, "method": "$/hello", "params": {"front": "test", "pid": os.getpid()}}
+            ).encode()
+            + b"\n"
+        )
         line = s.makefile("rb").readline()
     return json.loads(line)["result"]
+
+
+def flushed(data: Path, timeout: float = 120.0) -> bool:
+    """Ask the owner, through its socket, to answer once every acknowledged write is indexed."""
+    with RemoteEngine.connect(data, front="test") as owner:
+        return owner.flush(timeout)
 
 
 def bad_lines(text: str) -> list[str]:
@@ -202,7 +240,9 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
     # both sessions start at once: one wins the store, the other joins it through the socket
     started_sessions = await asyncio.gather(
         start_session("visual-studio-code", root, env, logs / "a.stderr"),
-        start_session("neovim", root, env, logs / "b.stderr"), return_exceptions=True)
+        start_session("neovim", root, env, logs / "b.stderr"),
+        return_exceptions=True,
+    )
     sessions = [s for s in started_sessions if not isinstance(s, BaseException)]
     cli_loop = None
     owner_pid = None
@@ -211,8 +251,9 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
             if isinstance(s, BaseException):
                 raise s
         a, b = sessions
-        health_a, health_b = await asyncio.gather(call(a, "memory/health"),
-                                                  call(b, "memory/health"))
+        health_a, health_b = await asyncio.gather(
+            call(a, "memory/health"), call(b, "memory/health")
+        )
         assert health_a["dataDir"] == health_b["dataDir"] == str(data.resolve())
         assert (data / "memls.sock").exists()
         owner = lock_holders(data / "owner.lock")
@@ -220,26 +261,42 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
         owner_pid = owner.pop()
 
         # the CLI loop connects, then everyone starts at once
-        go = tmp_path / "go"
         cli_out = tmp_path / "cli.json"
         cli_texts = texts("cli", PER_WRITER)
         with open(logs / "cli.stderr", "w") as cli_stderr:
             cli_loop = subprocess.Popen(
-                [sys.executable, "-c", CLI_LOOP, str(data), project, str(go), str(cli_out),
-                 json.dumps(cli_texts)], env=env, stdout=subprocess.PIPE, stderr=cli_stderr,
-                text=True)
+                [
+                    sys.executable,
+                    "-c",
+                    CLI_LOOP,
+                    str(data),
+                    project,
+                    str(cli_out),
+                    json.dumps(cli_texts),
+                ],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=cli_stderr,
+                text=True,
+            )
         assert cli_loop.stdout.readline().strip() == "ready"
-        real_texts = [f"real cli memory {i}: the {w} pipeline runs nightly"
-                      for i, w in enumerate(WORDS[:REAL_CLI])]
-        go.touch()
+        real_texts = [
+            f"real cli memory {i}: the {w} pipeline runs nightly"
+            for i, w in enumerate(WORDS[:REAL_CLI])
+        ]
+        cli_loop.stdin.write("go\n")
+        cli_loop.stdin.close()
         writes = time.monotonic()
         ids_a, ids_b, real = await asyncio.gather(
             store_all(a, texts("alpha-session", PER_WRITER)),
             store_all(b, texts("bravo-session", PER_WRITER)),
-            real_cli(data, project, real_texts, env))
+            real_cli(data, project, real_texts, env),
+        )
         lsp_seconds = time.monotonic() - writes
         cli_rc = await asyncio.get_running_loop().run_in_executor(
-            None, lambda: cli_loop.wait(timeout=120))
+            None, lambda: cli_loop.wait(timeout=120)
+        )
         write_seconds = time.monotonic() - writes
         assert cli_rc == 0, (logs / "cli.stderr").read_text()[-3000:]
         cli = json.loads(cli_out.read_text())
@@ -266,28 +323,28 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
         assert {m["content"] for m in listed["memories"] if m["sourceUri"]} == set(NOTES)
         # and the writers really overlapped in time
         at = {m["id"]: m["recordedAt"] for m in listed["memories"]}
-        spans = [(min(at[i] for i in ids), max(at[i] for i in ids))
-                 for ids in (ids_a, ids_b, ids_cli)]
+        spans = [
+            (min(at[i] for i in ids), max(at[i] for i in ids)) for ids in (ids_a, ids_b, ids_cli)
+        ]
         assert max(s for s, _ in spans) < min(e for _, e in spans), spans
         for mid in (ids_a[0], ids_b[-1], ids_cli[PER_WRITER // 2], ids_real[-1]):
             assert (await call(b, "memory/get", id=mid))["id"] == mid
 
-        # the index is consistent: once nothing is pending, SQLite and Chroma agree
-        deadline = time.monotonic() + 120
-        while True:
-            doctor = await call(a, "memory/doctor")
-            if doctor["pending"] == 0 or time.monotonic() > deadline:
-                break
-            await asyncio.sleep(0.5)
+        # the index is consistent: once nothing is pending, SQLite and Chroma agree. The owner
+        # says when its indexer has caught up ($/flush on its socket returns then).
+        assert await asyncio.get_running_loop().run_in_executor(None, flushed, data)
+        doctor = await call(a, "memory/doctor")
         assert doctor["pending"] == 0, doctor
         assert doctor["ok"], doctor["problems"]
         assert doctor["memories"] == doctor["indexed"] == total, doctor
         assert not doctor["missing"] and not doctor["extra"] and not doctor["stale"]
         doctor_b = await call(b, "memory/doctor")
         assert doctor_b["ok"] and doctor_b["indexed"] == total
-        for who, text, mid in (("a", texts("alpha-session", PER_WRITER)[7], ids_a[7]),
-                               ("b", texts("bravo-session", PER_WRITER)[123], ids_b[123]),
-                               ("cli", cli_texts[250], ids_cli[250])):
+        for who, text, mid in (
+            ("a", texts("alpha-session", PER_WRITER)[7], ids_a[7]),
+            ("b", texts("bravo-session", PER_WRITER)[123], ids_b[123]),
+            ("cli", cli_texts[250], ids_cli[250]),
+        ):
             found = await call(a if who == "b" else b, "memory/query", query=text, k=5)
             assert mid in [h["id"] for h in found["results"]], (who, text, found)
             assert not found["degraded"], found["degraded"]
@@ -311,6 +368,7 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
                 cli_loop.kill()
                 cli_loop.wait()
             cli_loop.stdout.close()
+            cli_loop.stdin.close()
         # the joiner first, then the owner
         for lsp in sorted(sessions, key=lambda s: s.pid == owner_pid if owner_pid else 0):
             await lsp.shutdown_session()
@@ -322,8 +380,13 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
     for r in real:
         assert not bad_lines(r["stderr"]), r
     for lsp in sessions:
-        shown = [m.message for m in lsp.messages + lsp.log_messages
-                 if m.type in (types.MessageType.Error, types.MessageType.Warning)]
+        shown = [
+            m.message
+            for m in lsp.messages + lsp.log_messages
+            if m.type in (types.MessageType.Error, types.MessageType.Warning)
+        ]
         assert not shown, shown
-    print(f"\nwrites {write_seconds:.1f} s (LSP sessions {lsp_seconds:.1f} s, CLI loop "
-          f"{cli['seconds']:.1f} s); total {time.monotonic() - started:.1f} s")
+    print(
+        f"\nwrites {write_seconds:.1f} s (LSP sessions {lsp_seconds:.1f} s, CLI loop "
+        f"{cli['seconds']:.1f} s); total {time.monotonic() - started:.1f} s"
+    )

@@ -35,22 +35,35 @@ def run_nvim(tmp_path: Path, note: str, *, append: str = "", diag_timeout_ms: in
     nvim = shutil.which("nvim")
     if nvim is None:
         pytest.skip("nvim is not installed (`make test` installs Debian's neovim via apt-get)")
-    root = (tmp_path / "proj")
+    root = tmp_path / "proj"
     root.mkdir()
     (root / "AGENTS.md").write_text(note)
     out = tmp_path / "nvim-report.json"
     home = tmp_path / "home"  # Neovim's own state, cache and lsp.log stay in the test's dir
-    env = {**os.environ,
-           "MEMLS_E2E_PYTHON": sys.executable, "MEMLS_E2E_DATA": str(tmp_path / "data"),
-           "MEMLS_E2E_ROOT": str(root.resolve()), "MEMLS_E2E_OUT": str(out),
-           "MEMLS_E2E_TIMEOUT_MS": "60000", "MEMLS_E2E_DIAG_TIMEOUT_MS": str(diag_timeout_ms),
-           "MEMLS_E2E_APPEND": append,
-           "XDG_STATE_HOME": str(home / "state"), "XDG_CACHE_HOME": str(home / "cache"),
-           "XDG_DATA_HOME": str(home / "data"), "XDG_CONFIG_HOME": str(home / "config")}
+    env = {
+        **os.environ,
+        "MEMLS_E2E_PYTHON": sys.executable,
+        "MEMLS_E2E_DATA": str(tmp_path / "data"),
+        "MEMLS_E2E_ROOT": str(root.resolve()),
+        "MEMLS_E2E_OUT": str(out),
+        "MEMLS_E2E_TIMEOUT_MS": "60000",
+        "MEMLS_E2E_DIAG_TIMEOUT_MS": str(diag_timeout_ms),
+        "MEMLS_E2E_APPEND": append,
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+    }
     try:
-        proc = subprocess.run([nvim, "--headless", "--clean", "-c", f"luafile {CLIENT}"],
-                              env=env, cwd=root, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=85)
+        proc = subprocess.run(
+            [nvim, "--headless", "--clean", "-c", f"luafile {CLIENT}"],
+            env=env,
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=85,
+        )
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"nvim did not finish within 85 s; stderr: {exc.stderr!r}")
     assert out.exists(), f"nvim wrote no report (rc {proc.returncode}): {proc.stderr[-2000:]}"

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+
 from lsp_helpers import free_port, wait_for_port
 
 
@@ -54,10 +55,16 @@ class Rpc:
 def daemon(tmp_path):
     port = free_port()
     env = {**os.environ, "MEMLS_DATA_DIR": str(tmp_path / "data")}
-    proc = subprocess.Popen([sys.executable, "-m", "memls", "serve", "--tcp",
-                             f"127.0.0.1:{port}", "--token", "s3cret"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert wait_for_port(port), "memls serve --tcp did not start"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memls", "serve", "--tcp", f"127.0.0.1:{port}", "--token", "s3cret"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert wait_for_port(port, proc=proc), (
+        proc.stderr.read() if proc.poll() is not None else "memls serve --tcp did not start"
+    )
     yield port, tmp_path
     proc.terminate()
     proc.wait(timeout=30)
@@ -65,8 +72,15 @@ def daemon(tmp_path):
 
 def _initialize(rpc: Rpc, root, token: str | None) -> dict:
     options = {"token": token} if token is not None else {}
-    return rpc.call("initialize", {"processId": None, "capabilities": {},
-                                   "rootUri": root.as_uri(), "initializationOptions": options})
+    return rpc.call(
+        "initialize",
+        {
+            "processId": None,
+            "capabilities": {},
+            "rootUri": root.as_uri(),
+            "initializationOptions": options,
+        },
+    )
 
 
 def test_requests_before_the_token_are_refused_and_connections_are_separate(daemon, tmp_path):
@@ -87,8 +101,10 @@ def test_requests_before_the_token_are_refused_and_connections_are_separate(daem
     assert stored["result"]["project"] == str(root.resolve())
     # the stranger's connection still gets nothing, and the owner's replies stay on its own
     assert stranger.call("memory/list", {"project": str(root)})["error"]["code"] == -32002
-    assert owner.call("memory/get", {"id": stored["result"]["id"]})["result"]["content"] == \
-        "We deploy on Tuesdays"
+    assert (
+        owner.call("memory/get", {"id": stored["result"]["id"]})["result"]["content"]
+        == "We deploy on Tuesdays"
+    )
     stranger.close()
     owner.close()
 
@@ -103,9 +119,19 @@ def test_requests_before_the_token_are_refused_and_connections_are_separate(daem
 
 def test_non_loopback_is_refused_unless_forced(tmp_path):
     env = {**os.environ, "MEMLS_DATA_DIR": str(tmp_path / "data")}
-    out = subprocess.run([sys.executable, "-m", "memls", "serve", "--tcp", "0.0.0.0:7999"],
-                         env=env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "memls", "serve", "--tcp", "0.0.0.0:7999"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "loopback" in out.stderr and out.stderr.count("\n") == 1
-    out = subprocess.run([sys.executable, "-m", "memls", "serve"], env=env,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "memls", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "--stdio" in out.stderr

@@ -25,14 +25,8 @@ import re
 from types import MappingProxyType
 from typing import cast
 
+from memls.conflicts import frames
 from memls.conflicts import lexicon as lx
-from memls.protocol.conflicts import (
-    Signal,
-    SignalKind,
-    SimilarityKind,
-    SimilaritySource,
-    Verdict,
-)
 from memls.conflicts.text import (
     ANTONYMS,
     GENERIC_STEMS,
@@ -42,7 +36,12 @@ from memls.conflicts.text import (
     analyze,
     stem,
 )
-
+from memls.protocol.conflicts import (
+    Signal,
+    SimilarityKind,
+    SimilaritySource,
+    Verdict,
+)
 
 # ------------------------------------------------------------------ tunables (all absolute)
 
@@ -95,8 +94,21 @@ WEAK_OVERRIDE_WEIGHT = 0.3
 #: manager" differs in two places, not one).
 MAX_SLOT_WORDS = 3
 MAX_SWAP_WORDS = 4
+#: Clauses with more subject words than this swap a slot only between named things
+#: ("Arachne achieves ..." / "components ..." in two long ADR sentences is no choice).
+SHORT_CLAUSE_KEYS = 8
+#: A named-thing swap is read only between short statements (content words each) that share
+#: at least this many content words.
+NAMED_SWAP_MAX_WORDS = 14
+#: Texts with more subject words than this (a paragraph) swap a slot only between named things.
+SHORT_TEXT_KEYS = 12
+NAMED_SWAP_SHARED = 2
+#: ... and in which at most this many other content words differ.
+NAMED_SWAP_REST = 3
 #: Share of the replaced thing's words ("from session cookies") the old text must contain.
 OVERRIDE_MIN_OVERLAP = 0.6
+#: Share of a change frame's replaced filler ("from our homegrown table") the old text states.
+FRAME_MIN_SHARE = 0.5
 #: Relative tolerance for sizes and durations (10 MB vs 10 MiB, a year vs 12 months).
 #: Ports, counts, versions, percentages and clock times compare exactly.
 VALUE_TOLERANCE = 0.05
@@ -122,9 +134,13 @@ def score_pair(
         sim, source = lexical_similarity(a, b), "lexical"
     else:
         sim, source = _checked(similarity, similarity_kind), similarity_kind
-    signals = [] if _scope_conflict(a, b) else _signals(a, b)
+    signals, related = ([], False) if _scope_conflict(a, b) else _signals(a, b, new, existing)
     strength = 1.0 - math.prod(1.0 - s.weight for s in signals)
-    confidence = round(min(1.0, max(0.0, strength * gate(sim, source))), 4)
+    opened = gate(sim, source)
+    if related:
+        opened = max(opened, GATE_FLOOR)  # an aligned change frame on the same subject:
+        #                                   related whatever the similarity
+    confidence = round(min(1.0, max(0.0, strength * opened)), 4)
     return Verdict(
         contradiction=confidence >= CONTRADICTION_THRESHOLD,
         confidence=confidence,
@@ -185,8 +201,14 @@ def _negative(clause: Clause) -> bool:
 # ------------------------------------------------------------------ signals
 
 
-def _signals(a: Analysis, b: Analysis) -> list[Signal]:
+def _signals(
+    a: Analysis, b: Analysis, new: str = "", existing: str = ""
+) -> tuple[list[Signal], bool]:
+    """The signals that fired, and whether an aligned change frame makes the pair related
+    whatever its similarity."""
     found: dict[str, list[str]] = {}
+    names = (frames.entities(new), frames.entities(existing))
+    hedged = frames.hedged(new) or frames.hedged(existing)  # an option weighed is no choice
     antonym_pairs: set[tuple[str, str]] = set()
 
     def fire(kind: str, triggers: list[str]) -> None:
@@ -212,19 +234,24 @@ def _signals(a: Analysis, b: Analysis) -> list[Signal]:
                     fire("antonym", [_word(cn, ce, w) for pair in opposites for w in pair])
             if triggers := _value_change(cn, ce, a, b, ignore):
                 fire("value_change", triggers)
-            if not flipped and (triggers := _choice_change(cn, ce, a, b)):
+            if not flipped and not hedged and (triggers := _choice_change(cn, ce, a, b, names)):
                 fire("choice_change", triggers)
     if len(antonym_pairs) > 1:
         found.pop("antonym", None)  # two opposites at once describe two sides, not a change
+    if triggers := _preference_swap(new, existing):
+        fire("choice_change", triggers)
+    if "choice_change" not in found and (triggers := _named_swap(new, existing, names)):
+        fire("choice_change", triggers)
+    strong_frame, related = _change_frame(new, existing, a, b, names)
     signals = [
         Signal(kind=kind, weight=SIGNAL_WEIGHTS[kind], triggers=triggers)  # type: ignore[arg-type]
         for kind, triggers in found.items()
     ]
-    override = _override(a, b, strong_evidence=bool(signals))
+    override = strong_frame or _override(a, b, strong_evidence=bool(signals))
     if override is not None:
         signals.append(override)
     order = list(SIGNAL_WEIGHTS)
-    return sorted(signals, key=lambda s: order.index(s.kind))
+    return sorted(signals, key=lambda s: order.index(s.kind)), related and strong_frame is not None
 
 
 def _word(cn: Clause, ce: Clause, stem: str) -> str:
@@ -301,7 +328,10 @@ def _value_change(
     return [t for x, y in pairs for t in (x.surface, y.surface)]
 
 
-def _choice_change(cn: Clause, ce: Clause, a: Analysis, b: Analysis) -> list[str]:
+def _choice_change(
+    cn: Clause, ce: Clause, a: Analysis, b: Analysis,
+    names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+) -> list[str]:
     """One slot holds another filler: 'use yarn' / 'use pnpm', 'Alice owns' / 'Bob now owns'.
 
     The two clauses must share a frame of at least two subject words and differ in exactly one
@@ -334,7 +364,154 @@ def _choice_change(cn: Clause, ce: Clause, a: Analysis, b: Analysis) -> list[str
         return []
     if len(fill_n) + len(fill_e) > MAX_SWAP_WORDS:
         return []
+    if any("/" in cn.surface[k] for k in fill_n) or any("/" in ce.surface[k] for k in fill_e):
+        return []  # links and paths are references, not fillers
+    long = max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS or max(
+        len(a.keys), len(b.keys)) > SHORT_TEXT_KEYS
+    if long and not (set(fill_n) & names[0] and set(fill_e) & names[1]):
+        return []  # in a long sentence only named things are alternatives for a slot
     return [cn.surface[k] for k in fill_n] + [ce.surface[k] for k in fill_e]
+
+
+def _overlap(x: frozenset[str], y: frozenset[str]) -> float:
+    return len(x & y) / min(len(x), len(y)) if x and y else 0.0
+
+
+def _named_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[str]]) -> list[str]:
+    """Two short statements about the same thing, each naming a thing the other does not:
+    "The team will adopt Kafka for event streaming between services" / "Services exchange
+    events through RabbitMQ". Needs NAMED_SWAP_SHARED shared content words, no hedge ("we
+    could", "option"), nothing added ("also"), and no shared word with two different
+    modifiers ("the admin app ... Vite" / "the customer app ... Webpack": two subjects)."""
+    words_n, words_e = frames.words(new), frames.words(existing)
+    if max(len(words_n), len(words_e)) > NAMED_SWAP_MAX_WORDS:
+        return []
+    if frames.changes(new) or frames.changes(existing):
+        return []  # a change frame says what replaced what; the frame rules read it
+    only_n = frozenset(w for w in names[0] - words_e - names[1] if w[:1].isalpha())
+    only_e = frozenset(w for w in names[1] - words_n - names[0] if w[:1].isalpha())
+    if not only_n or not only_e:
+        return []  # versions and numbers are the value signal's business
+    shared = (words_n & words_e) - GENERIC_STEMS - only_n - only_e
+    if len(shared) < NAMED_SWAP_SHARED:
+        return []
+    rest = (words_n - shared - only_n) | (words_e - shared - only_e)
+    if len(rest) > NAMED_SWAP_REST:
+        return []  # more differs than the named things: another statement, not another choice
+    if frames.hedged(new) or frames.hedged(existing) or frames.additive(new) \
+            or frames.additive(existing) \
+            or any(c.past for text in (new, existing) for c in analyze(text).clauses):
+        return []
+    if _modified_apart(frames.tokens(new), frames.tokens(existing), shared, names):
+        return []
+    return sorted(only_n)[:3] + sorted(only_e)[:3]
+
+
+def _modified_apart(
+    tn: tuple[str, ...], te: tuple[str, ...], shared: frozenset[str],
+    names: tuple[frozenset[str], frozenset[str]],
+) -> bool:
+    """A shared word with different modifiers on each side ("runtime secrets" / "secrets for
+    CI ... GitHub Actions secrets"): two subjects."""
+    def before(seq: tuple[str, ...], word: str) -> set[str]:
+        return {seq[i - 1] for i, w in enumerate(seq) if w == word and i > 0
+                and seq[i - 1] and seq[i - 1] not in GENERIC_STEMS}
+
+    for word in shared:
+        pn, pe = before(tn, word), before(te, word)
+        if pn and pe and not pn & pe:
+            return True
+    return False
+
+
+def _preference_swap(new: str, existing: str) -> list[str]:
+    """'A over B' against 'B over A' (order-sensitive preferences)."""
+    for pa, pb, phrase_n in frames.preferences(new):
+        for qa, qb, phrase_e in frames.preferences(existing):
+            if _overlap(pa, qb) >= 0.5 and _overlap(pb, qa) >= 0.5 \
+                    and _overlap(pa, qa) < 0.5 and _overlap(pb, qb) < 0.5:
+                return [phrase_n, phrase_e]
+    return []
+
+
+def _present(b: Analysis) -> frozenset[str]:
+    return frozenset(w for c in b.clauses if not c.past for w in c.content)
+
+
+def _change_frame(
+    new: str, existing: str, a: Analysis, b: Analysis,
+    names: tuple[frozenset[str], frozenset[str]],
+) -> tuple[Signal | None, bool]:
+    """The new text's change-of-state frame, aligned with what the existing text states:
+    the replaced filler (A) is there and the new filler (B) is not; or, when the frame names
+    only B, the existing text shares the subject and names another thing in its place; or the
+    existing text chose against A ("rather than using EKS") and the new one states A."""
+    stated = _present(b) | names[1] | frames.words(existing)
+    old_keys = frozenset(k for c in b.clauses if not c.past for k in c.keys)
+    if not frames.changes(new) and not frames.changes(existing):
+        return None, False
+    for change in frames.changes(new):
+        if change.new and _restated(change.new - change.old, names[0], stated):
+            continue  # the existing text already says the new state
+        if change.old:
+            named = (change.old & names[0]) - change.new  # "EKS" in "from EKS nodes to EKS
+            #                                               Fargate" is context, not the filler
+            key = named or (change.old - change.new)
+            if not named and len(old_keys) > SHORT_TEXT_KEYS:
+                continue  # common words replaced, against a paragraph: too loose to align
+            if _share(key, stated) < FRAME_MIN_SHARE or not all(
+                    w in stated for w in key | change.old
+                    if frames.identifier(w) and (w in key or w[:1].isdigit())):
+                continue  # "the v1 API was deprecated" says nothing of "the v2 API"
+            scope = change.scope
+            if len(scope) > 1 and scope[-1] in stated and not set(scope) <= stated:
+                continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
+            aside = not (change.subject - GENERIC_STEMS) & old_keys
+            if aside and len(old_keys) > SHORT_CLAUSE_KEYS:
+                continue  # the replaced thing named in passing, by a statement on another subject
+            return _strong([change.marker, *change.old_words]), _related(change, old_keys)
+        if change.kind in ("rewrite", "adopt") and change.new:
+            if not (change.subject - GENERIC_STEMS) & old_keys or len(old_keys) > SHORT_TEXT_KEYS:
+                continue  # only a short statement on the same subject names the old filler
+            others = frozenset(w for w in names[1] - names[0] - change.subject - change.new
+                               if len(w) > 1 and w[:1].isalpha())
+            if others:
+                return _strong([change.marker, *sorted(others)[:3]]), _related(change, old_keys)
+    said = frames.words(new) | names[0]
+    removed = frozenset(w for c in frames.changes(new) for w in c.old)
+    for change in frames.changes(existing):
+        if change.kind != "replace" or not change.old or not change.new:
+            continue
+        named = change.old & names[1]
+        key = named or change.old
+        if _share(key, said) < 1.0 or key & removed:
+            continue  # the new text does not name the rejected thing, or removes it too
+        rest = (said & stated) - change.old - GENERIC_STEMS
+        if len(rest) >= 2:  # the same subject besides the rejected thing
+            return _strong([change.marker, *sorted(key)[:2]]), _related(change, said)
+    return None, False
+
+
+def _related(change: frames.Change, keys: frozenset[str]) -> bool:
+    """The frame's own subject is in the other text, or the other text is a short statement:
+    then the pair is related whatever its similarity ("switched from Jenkins to Buildkite" is
+    not about "Jenkins also builds the nightly APKs, publishes the docs, ...")."""
+    return bool(change.subject & keys) or len(keys) <= SHORT_CLAUSE_KEYS
+
+
+def _restated(part: frozenset[str], named: frozenset[str], whole: frozenset[str]) -> bool:
+    """Does `whole` state `part`? Every named thing of it, or half its words without any."""
+    key = part & named
+    return key <= whole if key else _share(part, whole) >= 0.5
+
+
+def _strong(triggers: list[str]) -> Signal:
+    return Signal(kind="temporal_override", weight=SIGNAL_WEIGHTS["temporal_override"],
+                  triggers=triggers)
+
+
+def _share(part: frozenset[str], whole: frozenset[str]) -> float:
+    return len(part & whole) / len(part) if part else 0.0
 
 
 #: Nouns after a name that make it name an instance ("the Kavon service", "the data team"):

@@ -33,11 +33,16 @@ _GLUED = re.compile(r"^(\d{1,12}(?:\.\d{1,6})?)([a-z%]+)$")
 _HYPHENED = re.compile(r"^(\d{1,12})-([a-z]+)$")
 
 
+_EMPHASIS = re.compile(r"(?<![\w])_+|_+(?![\w])")
+
+
 def normalize(text: str) -> str:
     value = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
+    value = _EMPHASIS.sub(" ", value)  # "_front_" is emphasis; "APP_DEBUG" keeps its "_"
     return _PULL_REQUEST.sub(lambda m: m.group(0).replace(" ", "-"), value)
 
 
+@functools.lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """A small suffix stripper: enough to match 'stored'/'store', 'deploys'/'deployment'."""
     word = lx.ABBREVIATIONS.get(word, word)

@@ -5,6 +5,16 @@ canonical hash, first wins); `matches(path, globs)` says which files are notes.
 No I/O, no clock: the watcher in the LSP front reads files and calls the engine.
 """
 
+from memls.notes.document import (
+    NoteFacts,
+    Ref,
+    comparable,
+    is_claim,
+    note_facts,
+    note_number,
+    resolve_ref,
+    section_of,
+)
 from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
 from memls.notes.parse import (
     MAX_UNIT_CHARS,
@@ -16,6 +26,14 @@ from memls.notes.parse import (
 )
 
 __all__ = [
+    "NoteFacts",
+    "Ref",
+    "comparable",
+    "is_claim",
+    "note_facts",
+    "note_number",
+    "resolve_ref",
+    "section_of",
     "DEFAULT_GLOBS",
     "MAX_UNIT_CHARS",
     "Unit",

@@ -36,11 +36,12 @@ bite (a small, forgiving subset of CommonMark + GFM; see the tests for examples)
 from __future__ import annotations
 
 import re
-from typing import cast
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 import msgspec
 
+from memls.notes.document import is_claim, section_of
 from memls.protocol import MEMORY_TYPES, MemoryType
 from memls.textnorm import canonical, canonical_hash
 
@@ -75,6 +76,12 @@ class Unit(msgspec.Struct, frozen=True, kw_only=True):
     type: MemoryType
     key: str
     truncated: bool = False
+    #: The kind of section the unit sits in (`memls.notes.document.section_of`): "status",
+    #: "context", "options", "decision", "consequences", "update", "references" or "".
+    section: str = ""
+    #: Does the unit state something about the project? False for code blocks, tables, link
+    #: lists, label lines and the status/context/options/references sections.
+    claim: bool = True
 
     @property
     def span(self) -> tuple[int, int, int, int]:
@@ -250,6 +257,7 @@ class _Block:
         self.lazy_ok = True  # items only: an unindented text line would continue the item
         self.in_table = False  # items only: the last rows are a table
         self.hard = False  # the last text row ended with a hard line break
+        self.titled = False  # headings[0] is the note's title, which names no section
 
     def add(self, kind: str, row: str, line: int) -> None:
         if self.pending_blank and self.rows:
@@ -293,6 +301,8 @@ class _Parser:
         self.headings: list[tuple[int, str]] = []
         self.cur: _Block | None = None
         self.units: list[Unit] = []
+        self.title: tuple[int, str] | None = None  # the note's first heading, when level 1
+        self.seen_heading = False
 
     def run(self) -> list[Unit]:
         for event, first, last in _events(self.lines):
@@ -314,6 +324,8 @@ class _Parser:
         char = _indent(self.lines[line])[1]
         self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t),
                           **extra)  # type: ignore[arg-type]
+        self.cur.titled = bool(self.headings) and self.headings[0] == self.title \
+            and bool(self.title and self.title[1])
         return self.cur
 
     def close(self) -> None:
@@ -324,6 +336,7 @@ class _Parser:
         if not canonical(text):
             return
         text, truncated = _truncate(text)
+        section = section_of(block.headings, titled=block.titled)
         self.units.append(Unit(
             text=text,
             start_line=block.start_line,
@@ -334,10 +347,15 @@ class _Parser:
             type=cast(MemoryType, infer_type(text, block.headings, self.default_type)),
             key=canonical_hash(text),
             truncated=truncated,
+            section=section,
+            claim=is_claim(text, block=block.kind, section=section),
         ))
 
     def heading(self, level: int, title: str) -> None:
         self.close()
+        if not self.seen_heading:
+            self.seen_heading = True
+            self.title = (level, title.strip()) if level == 1 else None
         while self.headings and self.headings[-1][0] >= level:
             self.headings.pop()
         self.headings.append((level, title.strip()))

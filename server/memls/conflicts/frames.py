@@ -1,0 +1,395 @@
+"""Change-of-state frames, preference orders and named things: what a text says replaced what.
+
+Pure and memoised, like `text.analyze`. Three readings of one text:
+
+- `entities(text)`: the named things it mentions, as stems: words written as names (a capital
+  inside a sentence, "GitHub", "EKS"), identifiers and tokens with digits or symbols
+  ("node.js", "s3", "#deploys", "APP_DEBUG", "blue/green"), and code spans. A slot filler that
+  is a named thing is an alternative; a verb or an adjective is not.
+- `changes(text)`: each change-of-state frame — the grammar of a change, not a word list of
+  tools: "moved/migrated/switched X from A to B", "B instead of / rather than A", "replaced A
+  with B", "B replaces A", "A was replaced by B", "renamed A to B", "A is now called B",
+  "rewritten/rebuilt/ported in/with/to B", "no longer A", "stopped A", "remove/drop/
+  decommission/retire A", "switched/moved/migrated to B", "now B". Each frame keeps the stems
+  of the old filler A, of the new filler B and of the rest of its sentence (the subject).
+- `preferences(text)`: order-sensitive preferences "prefer/favour/choose/prioritise A over/to/
+  rather than B", "A is preferred to B", "use A rather than B": (A, B) as stem sets.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import NamedTuple
+
+from memls.conflicts import lexicon as lx
+from memls.conflicts.text import GENERIC_STEMS, normalize, stem
+
+_UPPER = re.compile(r"[A-Z]")
+_DIGIT = re.compile(r"[0-9]")
+_SYMBOL = re.compile(r"[./+#_$@]")
+_NAME_TOKEN = re.compile(r"[#@$]?[A-Za-z0-9][\w./+#-]*")
+_CODE = re.compile(r"`([^`]+)`")
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
+_WORD = re.compile(r"[#@$]?[^\W_][\w@./+#%'-]*")
+
+#: Words that never count as a filler or a subject on their own.
+_FRAME_WORDS = frozenset(
+    stem(w)
+    for w in (
+        "move moved moving migrate migrated migrating switch switched switching change changed "
+        "replace replaced replaces replacing rename renamed renaming rewrite rewrote rewritten "
+        "rebuild rebuilt reimplement reimplemented port ported call called now instead rather "
+        "longer stop stopped remove removed removing removal drop dropped dropping decommission "
+        "decommissioned decommissioning retire retired retiring deprecate deprecated delete deleted "  # noqa: E501
+        "prefer preferred favour favor favoured favored choose chose chosen prioritise prioritize "
+        "prioritised prioritized pick over adopt adopted forward will shall start starting "
+        "support concept all any entire whole existing old new current previous legacy".split()
+        + list(lx.TIME_DEICTICS)
+        + list(lx.TIME_PERIODS)
+        + list(lx.TIME_ADVERBS)
+    )
+)
+
+
+class Change(NamedTuple):
+    kind: str  # replace | rename | rewrite | remove | adopt
+    old: frozenset[str]  # stems of what was replaced (empty: the frame names only the new)
+    new: frozenset[str]  # stems of what replaces it (empty: a removal)
+    subject: frozenset[str]  # the rest of the sentence: what changed
+    trigger: str  # the frame's words as written ("switched from jest to vitest")
+    marker: str  # the words that make it a change ("switched", "no longer", "instead of")
+    old_words: tuple[str, ...]  # the replaced filler's words as written
+    scope: tuple[str, ...]  # a trailing "for the admin app": where the change applies
+
+
+def _stems(phrase: str, keep_generic: bool = False) -> frozenset[str]:
+    out = set()
+    for w in _WORD.findall(phrase):
+        w = w.strip(".,:;'\"()").rstrip("-")
+        if not w or w in lx.STOPWORDS or w in lx.NEGATORS:
+            continue
+        s = stem(w)
+        if (s in GENERIC_STEMS and not keep_generic) or s in _FRAME_WORDS:
+            continue
+        out.add(s)
+    return frozenset(out)
+
+
+_LINK_TARGET = re.compile(r"\]\([^)]*\)|<?\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+
+
+def _unlinked(text: str) -> str:
+    """`text` without link targets and URLs: a link is a reference, not a claim's word."""
+    return _LINK_TARGET.sub("] ", text)
+
+
+def _filler(phrase: str) -> frozenset[str]:
+    """The stems of a slot filler; a filler of only generic words keeps them ("in Go")."""
+    phrase = _TRIM.sub("", phrase)
+    return _stems(phrase) or _stems(phrase, keep_generic=True)
+
+
+@functools.lru_cache(maxsize=1024)
+def entities(text: str) -> frozenset[str]:
+    """Stems of the named things in `text` (see the module docstring)."""
+    text = _unlinked(text)
+    out: set[str] = set()
+    for span in _CODE.findall(text):
+        out.update(_stems(normalize(span)))
+    for sentence in _SENTENCE.split(_CODE.sub(" ", text)):
+        tokens = _NAME_TOKEN.findall(sentence)
+        for i, tok in enumerate(tokens):
+            core = tok.rstrip(".:-,")
+            if not core or "://" in core:
+                continue
+            lower = core.casefold()
+            if lower in lx.STOPWORDS or lower in lx.NEGATORS:
+                continue
+            named = (
+                _UPPER.search(core, 1) is not None  # GitHub, EKS, OpenSearch
+                or (i > 0 and core[0].isupper())  # a capital inside a sentence
+                or _DIGIT.search(core) is not None
+                and not core.isdigit()  # s3, k8s
+                or _SYMBOL.search(core.strip(".")) is not None  # node.js, #deploys, a/b
+            )
+            if named:
+                s = stem(normalize(core))
+                if s not in GENERIC_STEMS and s not in _FRAME_WORDS:
+                    out.add(s)
+    return frozenset(out)
+
+
+# ------------------------------------------------------------------ change frames
+
+_X = r"(?P<x>[^,;]{1,60}?)"
+_A = r"(?P<a>[^,;]{1,60}?)"
+_B = r"(?P<b>[^,;]{1,60}?)"
+_END = (
+    r"(?=\s+(?:for(?!\s+[^\s,;]+[.!]?\s*$)|because|since|after|before|when|once|until|unless|so|as|in order|last|"  # noqa: E501
+    r"this|from now|on \w+day|due|pending|mainly|which)\b|[,;.:]|$)"
+)
+_MOVE = (
+    r"(?:move|moved|moves|migrate|migrated|migrates|switch|switched|switches|change|"
+    r"changed|transitioned|ported|converted|went|passed|handed|transferred)"
+)
+_NEAR_B = r"(?<![\w#@$-])(?P<b>(?:\S+\s+){0,3}?\S+?)"
+
+_CUES = tuple(
+    re.compile(c)
+    for c in (
+        r"\bfrom\b",
+        r"\bfrom\b",
+        r"\b(?:instead of|rather than|in place of|in favou?r of)\b",
+        r"\b(?:replac|swap|substitut)",
+        r"\b(?:replace|supersed|succeed|took over|takes over)",
+        r"\b(?:replaced|superseded|succeeded)\s+(?:by|with)\b",
+        r"\brenamed\s",
+        r"\brenamed\s",
+        r"\bnow\s+(?:called|named|known|published)",
+        r"\b(?:rewr|rebuil|re-?implement|rework|ported|recreat|redone)",
+        r"\bnow\s",
+        r"\b(?:switch|mov|migrat|transition|chang|upgrad)",
+        r"\b(?:no longer|not anymore|stop|quit|ceased)",
+        r"\b(?:remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas)",
+        r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|gone|closed|unsupported)\b",
+    )
+)
+"""One cheap check per frame below, in order: the frame is tried only where its cue is."""
+
+_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        (
+            "replace",
+            rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?from\s+{_A}\s+(?:to|onto|into|over to)\s+{_B}{_END}",  # noqa: E501
+        ),
+        ("replace", rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?from\s+{_A}{_END}"),
+        (
+            "replace",
+            rf"{_NEAR_B}\s*,?\s+(?:instead of|rather than|in place of|in favou?r of)\s+{_A}{_END}",
+        ),
+        (
+            "replace",
+            rf"\b(?:replaced|replacing|replace|swapped|swapping|substituted)\s+(?!by\b|with\b){_A}\s+(?:with|by|for)\s+{_B}{_END}",
+        ),
+        (
+            "replace",
+            rf"(?:^|\b(?:the|our|a|an)\s+)?{_B}(?<!\bbeen)(?<!\bwas)(?<!\bwere)(?<!\bis)(?<!\bare)(?<!\bbe)(?<!\bget)(?<!\bgot)\s+(?:now\s+)?(?:replaces|replace|replaced|supersedes|superseded|succeeds|takes over from|took over from)\s+(?!by\b|with\b)(?:the\s+(?:use|usage) of\s+|usage of\s+|use of\s+)?{_A}{_END}",  # noqa: E501
+        ),
+        (
+            "replace",
+            rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|got|will be)\s+(?:replaced|superseded|succeeded)\s+(?:by|with)\s+{_B}{_END}",  # noqa: E501
+        ),
+        ("rename", rf"\brenamed\s+{_A}\s+(?:to|as)\s+{_B}{_END}"),
+        (
+            "rename",
+            rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|got)\s+renamed\s+(?:to|as)\s+{_B}{_END}",
+        ),
+        (
+            "rename",
+            rf"{_A}\s+(?:is|are)\s+now\s+(?:called|named|known as|published as)\s+{_B}{_END}",
+        ),
+        (
+            "rewrite",
+            rf"\b(?:rewrote|rewritten|rebuilt|rebuild|reimplemented|re-implemented|reworked|ported|recreated|redone|rewriting|rebuilding)\s+(?:(?!in\b|with\b|to\b|using\b)[^,;]{{0,60}}?\s+)?(?:in|with|to|using|on)\s+{_B}{_END}",
+        ),
+        (
+            "rewrite",
+            rf"\b(?:is|are)\s+now\s+(?:implemented|written|built|done|handled|managed|run|served|hosted|stored|kept|cut|sent|shipped|signed|hashed|maintained|routed|signed|released|published)\s+(?:in|with|by|on|at|through|via|using|from|to|as)\s+{_B}{_END}",
+        ),
+        (
+            "adopt",
+            rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:switch|move|migrate|transition|change|upgrade)|\b(?:switched|switching|moved|moving|migrated|migrating|transitioned|transitioning|changed|changing|upgraded|upgrading))\s+(?:(?!to\b|from\b)[^,;]{{0,40}}?\s+)?(?:to|onto|over to)\s+{_B}{_END}",  # noqa: E501
+        ),
+        ("remove", rf"\b(?:no longer|not anymore|stopped|ceased)\s+{_A}{_END}"),
+        (
+            "remove",
+            rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out|phasing out|phased out)|\b(?:removed|removing|dropped|dropping|decomm?iss?ioned|decomm?iss?ioning|retired|retiring|deprecated|deprecating|deleted|deleting|abandoned|sunsetting))\s+{_A}{_END}",  # noqa: E501
+        ),
+        (
+            "remove",
+            rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|will be|are being|is being)\s+(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased out|gone|closed|unsupported)\b",  # noqa: E501
+        ),
+    )
+)
+
+
+def _marker(phrase: str) -> str:
+    """The change words of a frame: its first verb of change or connective."""
+    for m in re.finditer(
+        r"\b(no longer|not anymore|instead of|rather than|in place of|"
+        r"in favou?r of|renamed|replaced|replaces|replace|rewrote|rewritten|"
+        r"rebuilt|ported|removed?|dropped|drop|decomm?iss?ion\w*|retired?|"
+        r"deprecated|deleted?|stopped|stop|switch\w*|mov\w+|migrat\w+|"
+        r"chang\w+|passed|handed|transferred|upgrad\w+|supersed\w+|now)\b",
+        phrase,
+    ):
+        return m.group(1)
+    return phrase.split()[0] if phrase.split() else ""
+
+
+_HYPOTHETICAL = re.compile(r"\b(?:would|could|might|may|if|unless|whether)\b")
+_TRIM = re.compile(
+    r"^(?:(?:the|our|a|an|all|any|its|their|every|of|support for|use of|"
+    r"usage of|using)\s+)+|\s+(?:the|a|an)$"
+)
+
+
+#: Every frame has one of these words: a sentence without any is skipped at once.
+_CHANGE_CUE = re.compile(
+    r"\b(?:mov|migrat|switch|chang|transition|port|convert|went|pass|hand|transfer|instead|"
+    r"rather|in place|in favou?r|replac|swap|substitut|supersed|succeed|took over|takes over|"
+    r"renam|now|rewr|rebuil|re-?implement|rework|recreat|redone|no longer|not anymore|stop|"
+    r"quit|ceas|remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|upgrad|"
+    r"gone|closed|unsupported)",
+    re.IGNORECASE,
+)
+_PREFERENCE_CUE = re.compile(r"\b(?:over|to|rather than|instead of|above|before)\b")
+
+
+@functools.lru_cache(maxsize=1024)
+def changes(text: str) -> tuple[Change, ...]:
+    """The change-of-state frames of `text` (see the module docstring)."""
+    found: list[Change] = []
+    if not _CHANGE_CUE.search(text):
+        return ()
+    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), text)):
+        plain = normalize(sentence).strip()
+        if not plain or plain.endswith("?") or not _CHANGE_CUE.search(plain):
+            continue  # a question changes nothing
+        covered: list[tuple[int, int]] = []
+        for (kind, pattern), cue in zip(_FRAMES, _CUES):
+            if not cue.search(plain):
+                continue
+            for m in pattern.finditer(plain):
+                if any(s <= m.start() < e for s, e in covered):
+                    continue
+                if _HYPOTHETICAL.search(plain[max(0, m.start() - 40) : m.start() + 1]):
+                    continue  # "there would no longer be a single configuration": a what-if
+                groups = m.groupdict()
+                old = _filler(groups.get("a") or "")
+                new = _filler(groups.get("b") or "")
+                if not old and not new:
+                    continue
+                subject = _stems(plain) - old - new
+                a_text = _TRIM.sub("", groups.get("a") or "")
+                old_words = tuple(w for w in a_text.split() if stem(w.strip(".,:;'\"()")) in old)
+                tail = re.match(
+                    r"\s+(?:for|in|on|within)\s+(?:the\s+|our\s+)?([^,;.]{1,40})", plain[m.end() :]
+                )
+                scope = tuple(
+                    stem(w) for w in (tail.group(1).split() if tail else ()) if stem(w) in _stems(w)
+                )
+                found.append(
+                    Change(
+                        kind,
+                        old,
+                        new,
+                        subject,
+                        m.group(0).strip()[:60],
+                        _marker(m.group(0)),
+                        old_words,
+                        scope,
+                    )
+                )
+                covered.append((m.start(), m.end()))
+    return tuple(found)
+
+
+# ------------------------------------------------------------------ preferences
+
+_PREFER = re.compile(
+    r"\b(?:prefer|prefers|preferring|favou?r|favou?rs|favou?ring|choose|chooses|pick|picks|"
+    r"prioriti[sz]e|prioriti[sz]es|value|values|opt for|go with|use|uses)\s+"
+    r"(?P<a>[^,;]{1,50}?)\s+(?:over|to|rather than|instead of|above|before)\s+(?P<b>[^,;]{1,50}?)"
+    + _END
+)
+_PREFERRED = re.compile(
+    r"(?P<a>[^,;]{1,50}?)\s+(?:is|are)\s+(?:preferred|favou?red|prioriti[sz]ed|chosen)\s+"
+    r"(?:over|to|above|rather than|instead of)\s+(?P<b>[^,;]{1,50}?)" + _END
+)
+_PREFERRED_SUBJECT = re.compile(
+    r"(?P<a>[^,;]{1,50}?)\s+(?:over|rather than|to)\s+(?P<b>[^,;]{1,50}?)\s+(?:is|are)\s+"
+    r"(?:preferred|favou?red)\b"
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], ...]:
+    """(preferred, over what, the phrase) for each order-sensitive preference in `text`."""
+    out: list[tuple[frozenset[str], frozenset[str], str]] = []
+    if not _PREFERENCE_CUE.search(text):
+        return ()
+    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), text)):
+        plain = normalize(sentence).strip()
+        if not _PREFERENCE_CUE.search(plain):
+            continue
+        for pattern in (_PREFER, _PREFERRED, _PREFERRED_SUBJECT):
+            for m in pattern.finditer(plain):
+                a = _stems(_TRIM.sub("", m.group("a").split(",")[-1]))
+                b = _stems(_TRIM.sub("", m.group("b")))
+                a, b = a - b, b - a  # "squash merges over merge commits": squash vs commits
+                if a and b:
+                    out.append((a, b, m.group(0).strip()[:60]))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def words(text: str) -> frozenset[str]:
+    """Every content stem of `text`, values included as words ("a month" -> month)."""
+    return _stems(normalize(_CODE.sub(lambda m: m.group(1), _unlinked(text))))
+
+
+def identifier(word: str) -> bool:
+    """A named thing written as an identifier ("v1", "#deploys", "node.js"): the most
+    specific kind of name."""
+    return any(not c.isalpha() for c in word)
+
+
+_HEDGE = re.compile(
+    r"\b(?:consider(?:ed|ing)?|could|would|might|may|option|options|alternatives?|"
+    r"alternatively|evaluat(?:e|ed|ing)|pros|cons|proposal|propose[sd]?|rejected|"
+    r"trade-?offs?|maybe|perhaps|possibly|suggest(?:ed|s)?)\b|\?"
+)
+_ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides)\b")
+
+
+@functools.lru_cache(maxsize=1024)
+def tokens(text: str) -> tuple[str, ...]:
+    """The stems of `text` in order, stopwords kept as "" (a modifier needs a neighbour)."""
+    out = []
+    for w in _WORD.findall(normalize(_CODE.sub(lambda m: m.group(1), text))):
+        w = w.strip(".,:;'\"()").rstrip("-")
+        out.append("" if not w or w in lx.STOPWORDS else stem(w))
+    return tuple(out)
+
+
+def hedged(text: str) -> bool:
+    """Does the text weigh an option instead of stating a choice ("we could use X", "Option
+    2: ...", "should we ...?")?"""
+    return bool(_HEDGE.search(normalize(text)))
+
+
+def additive(text: str) -> bool:
+    return bool(_ADDITIVE.search(normalize(text)))
+
+
+@functools.lru_cache(maxsize=1024)
+def targets(text: str) -> frozenset[str]:
+    """What the change frames of `text` say was replaced or removed, as stems: the named
+    things of each replaced filler (all its words when it names none). An engine can look
+    these up (lexically) to find the statements the text supersedes even when they are not
+    among its nearest neighbours ("This replaces usage of kOps" -> {"kop"})."""
+    named = entities(text)
+    out: set[str] = set()
+    for change in changes(text):
+        old = change.old - change.new
+        out.update((old & named) or old)
+    return frozenset(out)
+
+
+def cache_clear() -> None:
+    """Forget the memoised readings (benchmarks measure the uncached cost)."""
+    for function in (entities, changes, preferences, words, tokens, targets):
+        function.cache_clear()

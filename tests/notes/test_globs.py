@@ -1,0 +1,58 @@
+"""memls.notes globs: which files are notes, and the default type a note's folder gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from memls.notes import DEFAULT_GLOBS, default_type, match, matches
+
+
+@pytest.mark.parametrize(
+    "path, glob, expected",
+    [
+        (".memls/a.md", ".memls/**/*.md", True),
+        (".memls/x/y/a.md", ".memls/**/*.md", True),
+        (".memls/a.txt", ".memls/**/*.md", False),
+        ("other/.memls/a.md", ".memls/**/*.md", False),
+        ("AGENTS.md", "AGENTS.md", True),
+        ("pkg/AGENTS.md", "AGENTS.md", False),
+        ("pkg/AGENTS.md", "**/AGENTS.md", True),
+        ("AGENTS.md", "**/AGENTS.md", True),
+        (".cursor/rules/python.mdc", ".cursor/rules/**", True),
+        (".cursor/rules/a/b/c.mdc", ".cursor/rules/**", True),
+        (".cursor/rules", ".cursor/rules/**", False),
+        (".cursor/other.mdc", ".cursor/rules/**", False),
+        ("docs/adr/0001-x.md", "docs/adr/**/*.md", True),
+        ("docs/adrs/0001-x.md", "docs/adr/**/*.md", False),
+        ("a/b/c.md", "a/*.md", False),  # `*` never crosses `/`
+        ("a/bc.md", "a/?c.md", True),
+        ("a/b.md", "a/[!b].md", False),
+        ("./AGENTS.md", "AGENTS.md", True),
+        ("a/x/b/y/c", "a/**/b/**/c", True),
+        ("a/b/c", "a/**/b/**/c", True),
+        ("", "**", False),
+    ],
+)
+def test_glob_match(path: str, glob: str, expected: bool) -> None:
+    assert match(path, glob) is expected
+
+
+def test_default_globs() -> None:
+    yes = [
+        "AGENTS.md",
+        "CLAUDE.md",
+        ".memls/team.md",
+        ".memls/a/b.md",
+        "docs/adr/0001-sqlite.md",
+        "docs/decisions/2024/x.md",
+        ".github/copilot-instructions.md",
+        ".cursor/rules/python.mdc",
+    ]
+    no = ["README.md", "src/AGENTS.md", "docs/guide.md", ".github/workflows/ci.yml", "agents.md"]
+    assert all(matches(p, DEFAULT_GLOBS) for p in yes)
+    assert not any(matches(p, DEFAULT_GLOBS) for p in no)
+    assert matches("agents.md", DEFAULT_GLOBS, case_sensitive=False)
+    assert matches("AGENTS.md", "AGENTS.md")  # a lone string is one glob
+    assert default_type("docs/adr/0001-sqlite.md") == "decision"
+    assert default_type(".cursor/rules/py.mdc") == "convention"
+    assert default_type("AGENTS.md") == "note"

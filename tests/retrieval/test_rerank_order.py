@@ -1,0 +1,82 @@
+"""How the cross-encoder's logits order the head: adaptive depth, the gate, the lift of
+neighbouring units. Pure functions over made-up candidates (the models are tested elsewhere)."""
+
+from __future__ import annotations
+
+from memls import protocol as p
+from memls.retrieval.pipeline import RetrievalConfig, _lift, _order
+
+CONFIG = RetrievalConfig()
+
+
+def item(memory_id: str, fused: float, uri: str | None = None, line: int | None = None):
+    memory = p.Memory(
+        id=memory_id,
+        project="alpha",
+        content=memory_id,
+        type="note",
+        status="active",
+        trust="candidate",
+        valid_from="2026-01-01T00:00:00Z",
+        recorded_at="2026-01-01T00:00:00Z",
+        content_hash=memory_id,
+        canonical_hash=memory_id,
+        source_uri=uri,
+        source_range=None if line is None else f"{line}-{line}",
+    )
+    return (fused, 1.0, {}, memory)
+
+
+def ids(ordered) -> list[str]:
+    return [entry[1][3].id for entry in ordered]
+
+
+def test_the_cross_encoder_orders_the_head_and_the_tail_keeps_its_place():
+    head = [item("a", 0.9), item("b", 0.8), item("c", 0.7)]
+    tail = [item("d", 0.6), item("e", 0.5)]
+    ordered = _order(head + tail, [-2.0, 5.0, 1.0], CONFIG)
+    assert ids(ordered) == ["b", "c", "a", "d", "e"]
+    assert [entry[3] for entry in ordered] == [True, True, True, False, False]
+    scores = [entry[0] for entry in ordered]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_the_gate_keeps_the_fused_order_when_nothing_looks_like_an_answer():
+    unique = [item("a", 0.9), item("b", 0.8), item("c", 0.7)]
+    ordered = _order(unique, [-9.0, -5.0, -8.0], CONFIG)
+    assert ids(ordered) == ["a", "b", "c"]
+    assert not any(entry[3] for entry in ordered)
+
+
+def test_the_best_hits_lift_their_next_units_in_the_same_source():
+    head = [
+        item("answer", 0.9, "doc", 10),
+        item("after", 0.5, "doc", 11),
+        item("far", 0.5, "doc", 10 + CONFIG.lift_radius + 1),
+        item("other-file", 0.5, "notes", 11),
+        item("middling", 0.8),
+    ]
+    logits = [6.0, -8.0, -8.0, -8.0, 1.0]
+    lifted = _lift(head, logits, CONFIG)
+    assert lifted == {"after": (6.0 - CONFIG.lift_margin, "answer")}
+    ordered = _order(head, logits, CONFIG, lifted)
+    assert ids(ordered)[:3] == ["answer", "after", "middling"]
+
+
+def test_a_lift_never_lowers_a_score_and_can_be_switched_off():
+    head = [item("answer", 0.9, "doc", 10), item("strong-neighbour", 0.5, "doc", 9)]
+    assert _lift(head, [6.0, 5.0], CONFIG) == {}
+    off = RetrievalConfig(lift_seeds=0)
+    assert _lift([item("a", 0.9, "doc", 1), item("b", 0.5, "doc", 2)], [6.0, -8.0], off) == {}
+
+
+def test_only_the_best_seeds_lift():
+    config = RetrievalConfig(lift_seeds=1)
+    head = [
+        item("best", 0.9, "doc", 1),
+        item("n1", 0.5, "doc", 2),
+        item("second", 0.8, "doc", 20),
+        item("n2", 0.5, "doc", 21),
+    ]
+    lifted = _lift(head, [7.0, -9.0, 6.0, -9.0], config)
+    assert set(lifted) == {"n1"}
