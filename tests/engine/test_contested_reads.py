@@ -14,10 +14,12 @@ NEW = "We no longer use yarn; we use pnpm for package management"
 
 
 def _pair(engine, project="c", kind="decision"):
-    older = engine.store(p.StoreParams(text=OLD, project=project, valid_from="2024-01-01",
-                                       type=kind)).id
-    newer = engine.store(p.StoreParams(text=NEW, project=project, valid_from="2024-06-01",
-                                       type=kind)).id
+    older = engine.store(
+        p.StoreParams(text=OLD, project=project, valid_from="2024-01-01", type=kind)
+    ).id
+    newer = engine.store(
+        p.StoreParams(text=NEW, project=project, valid_from="2024-06-01", type=kind)
+    ).id
     assert engine.flush(timeout=60)
     (c,) = engine.conflicts(p.ConflictsParams(project=project)).conflicts
     assert (c.newer.id, c.older.id) == (newer, older)

@@ -7,16 +7,18 @@ import asyncio
 import logging
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from memls import __version__
-from memls.daemon.handle import EngineHandle
 from memls.lsp.projects import Projects
 from memls.lsp.settings import ClientSettings
 from memls.lsp.wire import MemlsProtocol, converter
+
+if TYPE_CHECKING:  # the engine loads after `initialize` is answered (see start_engine)
+    from memls.daemon.handle import EngineHandle
 
 log = logging.getLogger("memls.lsp")
 

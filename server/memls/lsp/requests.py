@@ -9,7 +9,6 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcServerError
 
 from memls import protocol
-from memls.daemon.handle import OwnerExited, reconnect
 from memls.errors import InvalidInput, MemlsError
 from memls.lsp.base import ServerBase
 from memls.lsp.wire import ERROR_CODES
@@ -27,6 +26,8 @@ class Requests(ServerBase):
         if self.engine is None:
             raise JsonRpcServerError(f"the memls engine could not start: {self.open_error}",
                                      ERROR_CODES["store"])
+        from memls.daemon.handle import OwnerExited, reconnect  # loaded with the engine
+
         loop = asyncio.get_running_loop()
         engine = self.engine
         try:

@@ -16,7 +16,6 @@ from typing import Any
 from lsprotocol import types
 
 from memls import protocol
-from memls.daemon.handle import open_engine
 from memls.errors import MemlsError
 from memls.lsp import settings as client_settings
 from memls.lsp.base import log
@@ -36,6 +35,9 @@ class MemlsServer(Requests, NoteSync, Publisher):
             scope = frozenset(self.own_projects())  # read on the loop, which changes it
 
             def opened() -> Any:
+                # imported here, off the event loop: `initialize` never waits for the engine
+                from memls.daemon.handle import open_engine
+
                 engine = open_engine(self.data_dir, front="lsp", serve=True)
                 engine.subscribed_projects = scope  # an owner elsewhere sends only ours
                 engine.listeners.append(self._engine_event)  # a subscription: not on the loop
