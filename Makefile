@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test soak lint install clean
+.PHONY: run test soak lint install clean extension e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,16 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	@command -v nvim >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q neovim >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q neovim >/dev/null 2>&1))) || true
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	@status=0; $(PY) -m pytest -q $(PYTEST_ARGS) || status=1; \
+	  [ -n "$(SKIP_EXTENSION)" ] || bash extension/scripts/test.sh || status=1; exit $$status
+
+# The VS Code extension: extension/memls-<version>.vsix (npm ci: the lockfile's exact versions).
+extension:
+	cd extension && npm ci --no-audit --no-fund --loglevel=error && npm run -s package
+
+# The extension's end-to-end test alone, in a real VS Code (code-server + headless Chromium).
+e2e: $(STAMP)
+	cd extension && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && bash e2e/run.sh
 
 # The long reliability run (docs/reliability.md): 6,000 fuzzed frames per transport, 60
 # SIGKILLs of the owner, 3 clients x 1,000 operations. Output: benchmarks/results/soak.txt.
@@ -42,4 +51,4 @@ soak: $(STAMP)
 	set -o pipefail; $(SOAK_ENV) $(PY) -m pytest -q -s tests/reliability 2>&1 | tee -a benchmarks/results/soak.txt
 
 clean:
-	rm -rf $(VENV) build *.egg-info server/*.egg-info
+	rm -rf $(VENV) build *.egg-info server/*.egg-info extension/node_modules extension/dist extension/*.vsix

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
 from memls.errors import InvalidInput
 
@@ -43,6 +44,19 @@ def _invisible(char: str) -> bool:
     category = unicodedata.category(char)
     return (char.isspace() or category[0] in "CZ" or category in ("Mn", "Me")
             or char in _BLANK_LETTERS)
+
+
+def folder_path(uri: str) -> Path | None:
+    """The resolved absolute path of a workspace folder (LSP) or root (MCP) given as a URI;
+    None when the URI names no file-system path. Its str() is the folder's project key, the
+    same for every front, so a note indexed by the editor and a memory stored by an agent in
+    the same folder are in the same project."""
+    from pygls import uris
+
+    path = uris.to_fs_path(uri)
+    if not path:
+        return None
+    return Path(path).resolve()
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Verbs on the store: stats, audit, maintain, conflicts, resolve, reindex, doctor, export,
-import, serve, schemas."""
+import, serve, mcp, schemas."""
 
 from __future__ import annotations
 
@@ -271,6 +271,17 @@ def _daemon_token(token_file: Path | None, env: str | None) -> str:
     os.replace(temp, path)
     print(f"memls: token written to {path}", file=sys.stderr)
     return token
+
+
+@app.command()
+def mcp(project: Optional[str] = typer.Option(
+        None, "--project", "-p",
+        help="Serve only this project (a directory is keyed by its absolute path). Default: "
+        "the client's MCP roots; a call naming none of them is refused.")) -> None:
+    """Run the MCP server (stdio) for coding agents: the same memory as the editor's."""
+    from memls import mcp as front
+
+    front.serve_stdio(str(State.data_dir) if State.data_dir else None, project)
 
 
 @app.command()

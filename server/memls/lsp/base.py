@@ -72,7 +72,7 @@ class ServerBase(LanguageServer):
         return {f.project for f in self.projects.folders} | self.used_projects
 
     # hooks the features provide
-    async def run(self, method: str, params: Any) -> Any:
+    async def run(self, method: str, params: Any, origin: str | None = None) -> Any:
         raise NotImplementedError
 
     async def rescope(self) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from pygls import uris
 
 from memls.errors import InvalidInput
-from memls.scope import project_key
+from memls.scope import folder_path, project_key
 
 
 @dataclass(frozen=True)
@@ -24,10 +24,8 @@ class Folder:
 
 
 def folder_of(uri: str) -> Folder | None:
-    path = uris.to_fs_path(uri)
-    if not path:
-        return None
-    return Folder(uri=uri, path=Path(path).resolve())
+    path = folder_path(uri)
+    return None if path is None else Folder(uri=uri, path=path)
 
 
 class Projects:

@@ -4,6 +4,7 @@ engine pool, errors mapped to JSON-RPC (-32602 naming the field for bad input)."
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcServerError
@@ -16,12 +17,15 @@ from memls.lsp.wire import ERROR_CODES
 READS = {"query", "get", "list", "forgotten", "conflicts", "stats", "audit", "health",
          "doctor", "dead_letters", "check_pair"}
 """Engine methods that are safe to retry after a takeover (a write's outcome is unknown)."""
+ORIGIN = re.compile(r"[A-Za-z0-9_-]{1,40}")
+"""`origin`: who inside the client asks (a language-model tool); audit front lsp:<origin>."""
 REFRESHING = ("memory/resolve", "memory/supersede", "memory/forget", "memory/review")
 
 
 class Requests(ServerBase):
-    async def run(self, method: str, params: Any) -> Any:
-        """Run one engine method on the engine pool, after the engine is open."""
+    async def run(self, method: str, params: Any, origin: str | None = None) -> Any:
+        """Run one engine method on the engine pool, after the engine is open. With `origin`,
+        the audit log names the front `lsp:<origin>` where this process owns the store."""
         await self.ready.wait()
         if self.engine is None:
             raise JsonRpcServerError(f"the memls engine could not start: {self.open_error}",
@@ -32,8 +36,16 @@ class Requests(ServerBase):
         engine = self.engine
         if self.closed:
             raise JsonRpcServerError("the connection has ended", ERROR_CODES["error"])
+        call = getattr(engine, method)
+        acting_for = getattr(engine, "acting_for", None)  # a LocalEngine; a RemoteEngine's
+        if origin is not None and acting_for is not None:  # front is its connection's
+
+            def call(p: Any) -> Any:
+                with acting_for(f"lsp:{origin}"):
+                    return getattr(engine, method)(p)
+
         try:
-            return await loop.run_in_executor(self.pool, getattr(engine, method), params)
+            return await loop.run_in_executor(self.pool, call, params)
         except OwnerExited:
             # The owning process went away: take over (or join the next owner), then retry
             # reads; a write's outcome is unknown, so it is reported, not repeated.
@@ -48,15 +60,19 @@ class Requests(ServerBase):
     async def request(self, name: str, raw: Any) -> Any:
         method = protocol.METHODS[name]
         try:
-            params = protocol.parse(method.params, await self._scoped(name, method, raw))
-            result = await self.run(method.engine, params)
+            data = await self._scoped(name, method, raw)
+            origin = data.pop("origin", None)
+            if origin is not None and not (isinstance(origin, str) and ORIGIN.fullmatch(origin)):
+                raise InvalidInput("must be 1-40 letters, digits, '-' or '_'", field="origin")
+            params = protocol.parse(method.params, data)
+            result = await self.run(method.engine, params, origin)
         except InvalidInput as exc:
-            data: dict[str, Any] = {"field": exc.field}
+            detail: dict[str, Any] = {"field": exc.field}
             if isinstance(exc, limits.LimitExceeded):
-                data["limit"] = exc.limit
+                detail["limit"] = exc.limit
             raise JsonRpcInvalidParams(
                 message=f"{exc.field}: {exc.message}" if exc.field else exc.message,
-                data=data) from None
+                data=detail) from None
         except MemlsError as exc:
             raise JsonRpcServerError(str(exc), ERROR_CODES.get(exc.kind, -32000),
                                      data={"kind": exc.kind, "field": exc.field}) from None

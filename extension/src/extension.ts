@@ -1,0 +1,120 @@
+// memls in VS Code: the language client, commands, the review and conflicts views, the status
+// bar and the language-model tools. Diagnostics and code actions for contradictions in notes
+// come from the server through the client, as in Neovim and Emacs.
+import * as vscode from "vscode";
+import { MemlsClient } from "./client";
+import { onConflicts, rememberSelection, type RememberArgs } from "./commands/remember";
+import { searchMemory, type SearchArgs } from "./commands/search";
+import { showForgotten, type ForgottenArgs } from "./commands/forgotten";
+import { openSource } from "./folders";
+import { registerTools } from "./lmTools";
+import { StatusBar } from "./status";
+import { ConflictsTree, resolveConflict, type ConflictNode } from "./views/conflicts";
+import { ReviewTree, reviewAction, type ReviewNode } from "./views/review";
+import type { Request } from "./wire";
+
+export interface MemlsApi {
+  client: MemlsClient;
+  request: Request;
+  review: ReviewTree;
+  conflicts: ConflictsTree;
+  status: StatusBar;
+  /** Resolves once the first start has been tried (true: the server runs). */
+  started: Promise<boolean>;
+}
+
+function report<T>(fn: (...args: any[]) => Promise<T>) {
+  return async (...args: any[]): Promise<T | undefined> => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`memls: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  };
+}
+
+export function activate(context: vscode.ExtensionContext): MemlsApi {
+  const client = new MemlsClient();
+  const request = client.request;
+  const folders = () => vscode.workspace.workspaceFolders ?? [];
+  const activeFolder = () => {
+    const editor = vscode.window.activeTextEditor;
+    return (editor && vscode.workspace.getWorkspaceFolder(editor.document.uri)) || folders()[0];
+  };
+  const review = new ReviewTree(request, folders);
+  const conflicts = new ConflictsTree(request, folders);
+  const status = new StatusBar(request, () => client.state, activeFolder);
+
+  const refreshViews = () => {
+    review.refresh();
+    conflicts.refresh();
+    status.schedule();
+  };
+  let viewTimer: ReturnType<typeof setTimeout> | undefined;
+  const refreshSoon = () => {
+    if (viewTimer) clearTimeout(viewTimer);
+    viewTimer = setTimeout(refreshViews, 250);
+  };
+
+  const command = (id: string, fn: (...args: any[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+
+  command("memls.rememberSelection", report((args?: RememberArgs) => rememberSelection(request, args ?? {})));
+  command("memls.searchMemory", report((args?: SearchArgs) => searchMemory(request, client.settings, args ?? {})));
+  command("memls.reviewQueue", () => vscode.commands.executeCommand("memls.review.focus"));
+  command("memls.conflicts", () => vscode.commands.executeCommand("memls.conflicts.focus"));
+  command("memls.forgotten", report((args?: ForgottenArgs) => showForgotten(request, args ?? {})));
+  command("memls.restartServer", report(async () => {
+    const ok = await client.restart();
+    refreshViews();
+    return ok;
+  }));
+  command("memls.showOutput", () => client.output.show(true));
+  command("memls.refreshViews", refreshViews);
+  command("memls.openSource", report((uri: string, range?: string) => openSource(uri, range)));
+  for (const action of ["approve", "reject", "restore"] as const) {
+    command(`memls.review.${action}`, report(async (node?: ReviewNode) => {
+      const r = await reviewAction(request, action, node);
+      refreshViews();
+      return r;
+    }));
+  }
+  const resolutions = { supersedeOlder: "older", supersedeNewer: "newer", dismiss: "dismiss" } as const;
+  for (const [name, how] of Object.entries(resolutions)) {
+    command(`memls.conflict.${name}`, report(async (node?: ConflictNode) => {
+      const r = await resolveConflict(request, how, node);
+      refreshViews();
+      return r;
+    }));
+  }
+
+  context.subscriptions.push(
+    client,
+    status,
+    vscode.window.createTreeView("memls.review", { treeDataProvider: review, showCollapseAll: true }),
+    vscode.window.createTreeView("memls.conflicts", { treeDataProvider: conflicts }),
+    client.on("memory/changed", refreshSoon),
+    client.on("memory/conflicts", (n) => {
+      refreshSoon();
+      void onConflicts(request, n);
+    }),
+    client.onState(refreshSoon),
+    vscode.window.onDidChangeActiveTextEditor(() => status.schedule(100)),
+    vscode.workspace.onDidChangeWorkspaceFolders(refreshSoon),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("memls")) void client.settingsChanged().then(refreshSoon);
+    }),
+    ...registerTools(request, () => client.settings),
+  );
+
+  const started = client.start().then((ok) => {
+    refreshViews();
+    return ok;
+  });
+  return { client, request, review, conflicts, status, started };
+}
+
+export function deactivate(): Thenable<void> | undefined {
+  return undefined;
+}

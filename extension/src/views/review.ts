@@ -1,0 +1,104 @@
+// The review queue: flagged memories (and candidates, folded) of each workspace folder, with
+// approve / reject / restore inline; refreshed on memory/changed.
+import * as vscode from "vscode";
+import { describe, oneLine } from "../format";
+import type { Memory, Request } from "../wire";
+
+export type ReviewNode =
+  | { kind: "folder"; folder: vscode.WorkspaceFolder }
+  | { kind: "group"; folder: vscode.WorkspaceFolder; state: "flagged" | "candidate"; memories: Memory[] }
+  | { kind: "memory"; memory: Memory }
+  | { kind: "message"; text: string };
+
+export class ReviewTree implements vscode.TreeDataProvider<ReviewNode> {
+  private readonly changed = new vscode.EventEmitter<ReviewNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly request: Request, private readonly folders: () => readonly vscode.WorkspaceFolder[]) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: ReviewNode): Promise<ReviewNode[]> {
+    const folders = this.folders();
+    if (!node) {
+      if (folders.length === 0) return [{ kind: "message", text: "Open a folder: memory is per project." }];
+      if (folders.length > 1) return folders.map((folder) => ({ kind: "folder", folder }));
+      return this.groups(folders[0]);
+    }
+    if (node.kind === "folder") return this.groups(node.folder);
+    if (node.kind === "group") return node.memories.map((memory) => ({ kind: "memory", memory }));
+    return [];
+  }
+
+  /** The flagged queue of one folder (what approving empties) and its candidates. */
+  async groups(folder: vscode.WorkspaceFolder): Promise<ReviewNode[]> {
+    try {
+      const uri = folder.uri.toString();
+      const [flagged, candidate] = await Promise.all([
+        this.request("memory/review", { uri, action: "list", state: "flagged" }),
+        this.request("memory/review", { uri, action: "list", state: "candidate" }),
+      ]);
+      return [
+        { kind: "group", folder, state: "flagged", memories: flagged.memories ?? [] },
+        { kind: "group", folder, state: "candidate", memories: candidate.memories ?? [] },
+      ];
+    } catch (err) {
+      return [{ kind: "message", text: `memls: ${err instanceof Error ? err.message : String(err)}` }];
+    }
+  }
+
+  /** The flagged memories listed for a folder (what the tree shows under "Flagged"). */
+  async flagged(folder: vscode.WorkspaceFolder): Promise<Memory[]> {
+    const groups = await this.groups(folder);
+    const g = groups.find((n) => n.kind === "group" && n.state === "flagged");
+    return g && g.kind === "group" ? g.memories : [];
+  }
+
+  getTreeItem(node: ReviewNode): vscode.TreeItem {
+    switch (node.kind) {
+      case "folder": {
+        const item = new vscode.TreeItem(node.folder.name, vscode.TreeItemCollapsibleState.Expanded);
+        item.iconPath = new vscode.ThemeIcon("root-folder");
+        return item;
+      }
+      case "group": {
+        const flagged = node.state === "flagged";
+        const item = new vscode.TreeItem(
+          `${flagged ? "Flagged" : "Candidates"} (${node.memories.length})`,
+          node.memories.length === 0 ? vscode.TreeItemCollapsibleState.None
+            : flagged ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon(flagged ? "warning" : "inbox");
+        item.description = flagged ? (node.memories.length ? "needs review" : "queue empty") : undefined;
+        item.id = `review:${node.folder.uri.toString()}:${node.state}`;
+        return item;
+      }
+      case "memory": {
+        const m = node.memory;
+        const item = new vscode.TreeItem(oneLine(m.content, 80), vscode.TreeItemCollapsibleState.None);
+        item.description = `${m.type} · score ${m.feedbackScore ?? 0}`;
+        item.tooltip = new vscode.MarkdownString(`${m.content}\n\n*${describe(m)}*\n\n\`${m.id}\``
+          + (m.sourceUri ? `\n\n${m.sourceUri}` : ""));
+        item.contextValue = `memory.${m.trust}`;
+        item.iconPath = new vscode.ThemeIcon(m.trust === "flagged" ? "flag" : "circle-outline");
+        item.id = `memory:${m.project}:${m.id}:${m.trust}`;
+        if (m.sourceUri) {
+          item.command = { command: "memls.openSource", title: "Open Source", arguments: [m.sourceUri, m.sourceRange] };
+        }
+        return item;
+      }
+      default:
+        return new vscode.TreeItem(node.text);
+    }
+  }
+}
+
+/** approve / reject / restore a memory of the tree. */
+export async function reviewAction(request: Request, action: "approve" | "reject" | "restore", node: ReviewNode | undefined) {
+  if (!node || node.kind !== "memory") {
+    void vscode.window.showWarningMessage(`memls: pick a memory in the Review Queue to ${action}.`);
+    return undefined;
+  }
+  return request("memory/review", { project: node.memory.project, action, id: node.memory.id });
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import manifest from "../package.json";
+import { DEFAULTS, initializationOptions, needsRestart, queryOptions, readSettings, resolveLaunch } from "../src/settings";
+
+const none = { isExecutable: () => false, pathEnv: "/usr/bin:/bin" };
+
+describe("settings", () => {
+  it("takes its defaults from package.json", () => {
+    const props = manifest.contributes.configuration.properties;
+    expect(DEFAULTS.globs).toEqual(props["memls.notes.globs"].default);
+    expect(DEFAULTS.rerank).toBe(true);
+    expect(DEFAULTS.interactiveDepth).toBe(props["memls.interactiveDepth"].default);
+    expect(readSettings((_k, d) => d)).toEqual(DEFAULTS);
+  });
+
+  it("ignores values of the wrong kind (keeps the default)", () => {
+    const s = readSettings((k, d) => (({ "notes.globs": [1], interactiveDepth: 0, "server.command": "memls" } as any)[k] ?? d));
+    expect(s.globs).toEqual(DEFAULTS.globs);
+    expect(s.interactiveDepth).toBe(DEFAULTS.interactiveDepth);
+    expect(s.serverCommand).toEqual([]);
+  });
+
+  it("finds memls on PATH before the workspace's .venv", () => {
+    const probe = { isExecutable: (f: string) => f === "/opt/bin/memls" || f === "/w/.venv/bin/memls", pathEnv: "/usr/bin:/opt/bin" };
+    const launch = resolveLaunch(DEFAULTS, ["/w"], probe)!;
+    expect(launch.command).toBe("/opt/bin/memls");
+    expect(launch.args).toEqual(["serve", "--stdio"]);
+    expect(launch.how).toBe("memls on PATH");
+  });
+
+  it("falls back to the workspace folder's .venv", () => {
+    const probe = { isExecutable: (f: string) => f === "/b/.venv/bin/memls", pathEnv: "/usr/bin" };
+    expect(resolveLaunch(DEFAULTS, ["/a", "/b"], probe)!.command).toBe("/b/.venv/bin/memls");
+  });
+
+  it("gives nothing when no server is found (the caller says so)", () => {
+    expect(resolveLaunch(DEFAULTS, ["/a"], none)).toBeUndefined();
+  });
+
+  it("passes the data directory, re-ranking and Chroma to the process", () => {
+    const s = { ...DEFAULTS, serverCommand: ["/x/python", "-m", "memls"], dataDir: "/d", rerank: false, chromaUrl: "http://c:8000" };
+    const launch = resolveLaunch(s, [], none)!;
+    expect(launch.command).toBe("/x/python");
+    expect(launch.args).toEqual(["-m", "memls", "--data-dir", "/d", "serve", "--stdio"]);
+    expect(launch.env).toEqual({ MEMLS_RERANK: "0", MEMLS_CHROMA_URL: "http://c:8000" });
+  });
+
+  it("sends every setting at initialize, the globs where the server reads them", () => {
+    const o = initializationOptions({ ...DEFAULTS, globs: ["NOTES.md"] });
+    expect(o.notes.globs).toEqual(["NOTES.md"]);
+    expect(o).toMatchObject({ rerank: true, interactiveDepth: 6, chromaUrl: null, dataDir: null });
+  });
+
+  it("restarts the server only for settings a process must be started with", () => {
+    expect(needsRestart(DEFAULTS, { ...DEFAULTS, interactiveDepth: 9 })).toBe(false);
+    expect(needsRestart(DEFAULTS, { ...DEFAULTS, dataDir: "/d" })).toBe(true);
+    expect(needsRestart(DEFAULTS, { ...DEFAULTS, rerank: false })).toBe(true);
+  });
+
+  it("interactive queries carry the interactive depth; re-ranking off is said per query", () => {
+    expect(queryOptions(DEFAULTS, true)).toEqual({ mode: "interactive", rerankDepth: 6 });
+    expect(queryOptions({ ...DEFAULTS, rerank: false }, false)).toEqual({ rerank: false });
+  });
+});

@@ -1,0 +1,81 @@
+"""The VS Code extension's settings default to exactly what the server does without them.
+
+Reads extension/package.json (the settings users see) and compares each default with the
+server's own: note globs, re-ranking, the interactive depth and its range, Chroma, the data
+directory, and the memory types the extension offers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import msgspec.inspect
+
+from memls import config, protocol
+from memls.lsp.settings import ClientSettings, read
+from memls.notes.globs import DEFAULT_GLOBS
+from memls.retrieval.pipeline import RetrievalConfig
+
+MANIFEST = Path(__file__).resolve().parents[2] / "extension" / "package.json"
+
+
+def props() -> dict:
+    return json.loads(MANIFEST.read_text())["contributes"]["configuration"]["properties"]
+
+
+def test_note_globs_are_the_servers():
+    assert props()["memls.notes.globs"]["default"] == list(DEFAULT_GLOBS)
+    assert props()["memls.notes.globs"]["default"] == ClientSettings().notes.globs
+
+
+def test_the_servers_settings_reader_takes_the_extensions_whole_section():
+    """VS Code sends every memls.* setting (initializationOptions, the `memls` section):
+    the server reads the globs and ignores what only the extension uses."""
+    section = {
+        "server": {"command": []},
+        "notes": {"globs": ["NOTES.md"]},
+        "rerank": False,
+        "chromaUrl": "",
+        "dataDir": "",
+        "interactiveDepth": 6,
+    }
+    assert read(section, "initializationOptions").notes.globs == ["NOTES.md"]
+
+
+def test_rerank_is_on_as_on_the_server(tmp_path):
+    settings = config.load_settings(tmp_path)  # no config.toml: the server's defaults
+    assert props()["memls.rerank"]["default"] is settings.rerank is RetrievalConfig().rerank is True
+
+
+def test_interactive_depth_and_its_range_are_the_servers():
+    p = props()["memls.interactiveDepth"]
+    info = msgspec.inspect.type_info(config.Retrieval)
+    field = next(f for f in info.fields if f.name == "interactive_depth")
+    meta = field.type  # Annotated[int, Meta(...)] | UNSET: the metadata around an IntType
+    assert isinstance(meta, msgspec.inspect.Metadata)
+    assert isinstance(meta.type, msgspec.inspect.IntType)
+    assert p["default"] == RetrievalConfig().interactive_depth == meta.extra_json_schema["default"]
+    assert (p["minimum"], p["maximum"]) == (meta.type.ge, meta.type.le)
+
+
+def test_empty_chroma_url_and_data_dir_mean_the_servers_own(tmp_path, monkeypatch):
+    monkeypatch.delenv("MEMLS_CHROMA_URL", raising=False)
+    monkeypatch.delenv(config.ENV_DATA_DIR, raising=False)
+    assert props()["memls.chromaUrl"]["default"] == ""
+    assert config.load_settings(tmp_path).chroma_url is None
+    # "" is not passed on: the server then picks $MEMLS_DATA_DIR, else the user's data dir
+    assert props()["memls.dataDir"]["default"] == ""
+    assert config.data_dir(None) == config.data_dir(props()["memls.dataDir"]["default"] or None)
+
+
+def test_server_command_defaults_to_discovery():
+    assert props()["memls.server.command"]["default"] == []
+
+
+def test_the_remember_tool_offers_only_the_servers_types():
+    tools = json.loads(MANIFEST.read_text())["contributes"]["languageModelTools"]
+    remember = next(t for t in tools if t["name"] == "memls_remember")
+    offered = remember["inputSchema"]["properties"]["type"]["enum"]
+    assert set(offered) <= set(protocol.MEMORY_TYPES)
