@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from memls.conflicts import frames, scorer  # noqa: E402
-from memls.conflicts.scorer import Verdict, score_pair  # noqa: E402
+from memls.conflicts import frames, scorer
+from memls.conflicts.scorer import Verdict, score_pair
 
 DATA = ROOT / "tests" / "data" / "conflict_pairs.jsonl"
 TARGETS = {"precision": 0.95, "recall": 0.80, "mean_us_per_pair": 1000.0}
@@ -64,7 +64,9 @@ def judge(row: dict, similarity: SimilarityFn | None) -> Verdict:
         return score_pair(row["new"], row["existing"])
     value, kind = similarity(row["new"], row["existing"])
     return score_pair(
-        row["new"], row["existing"], similarity=value,
+        row["new"],
+        row["existing"],
+        similarity=value,
         similarity_kind=kind,  # type: ignore[arg-type]
     )
 
@@ -95,7 +97,10 @@ def evaluate(rows: list[dict], similarity: SimilarityFn | None = None) -> dict:
         "pairs": len(rows),
         "contradicting": tp + fn,
         "compatible": fp + tn,
-        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
         "precision": round(precision, 4),
         "recall": round(recall, 4),
         "f1": round(f1, 4),
@@ -136,7 +141,9 @@ def speed(rows: list[dict], repeat: int, similarity: SimilarityFn | None) -> dic
             else:
                 value, kind = sim
                 score_pair(
-                    row["new"], row["existing"], similarity=value,
+                    row["new"],
+                    row["existing"],
+                    similarity=value,
                     similarity_kind=kind,  # type: ignore[arg-type]
                 )
         rounds.append((time.perf_counter() - started) / len(rows) * 1e6)
@@ -150,8 +157,10 @@ def speed(rows: list[dict], repeat: int, similarity: SimilarityFn | None) -> dic
 
 def table(rows: list[tuple[str, str]], head: tuple[str, str]) -> list[str]:
     width = max(len(head[0]), *(len(k) for k, _ in rows))
-    out = [f"| {head[0]:<{width}} | {head[1]} |",
-           f"|{'-' * (width + 2)}|{'-' * (len(head[1]) + 2)}|"]
+    out = [
+        f"| {head[0]:<{width}} | {head[1]} |",
+        f"|{'-' * (width + 2)}|{'-' * (len(head[1]) + 2)}|",
+    ]
     out += [f"| {k:<{width}} | {v} |" for k, v in rows]
     return out
 
@@ -171,20 +180,33 @@ def report(command: str, data: Path, result: dict, timing: dict, source: str) ->
     ]
     lines += table(
         [
-            ("precision", f"{result['precision']:.3f} (target >= {TARGETS['precision']}) "
-                          f"{'ok' if met['precision'] else 'MISSED'}"),
-            ("recall", f"{result['recall']:.3f} (target >= {TARGETS['recall']}) "
-                       f"{'ok' if met['recall'] else 'MISSED'}"),
+            (
+                "precision",
+                f"{result['precision']:.3f} (target >= {TARGETS['precision']}) "
+                f"{'ok' if met['precision'] else 'MISSED'}",
+            ),
+            (
+                "recall",
+                f"{result['recall']:.3f} (target >= {TARGETS['recall']}) "
+                f"{'ok' if met['recall'] else 'MISSED'}",
+            ),
             ("F1", f"{result['f1']:.3f}"),
             ("accuracy", f"{result['accuracy']:.3f}"),
-            ("TP / FP / FN / TN",
-             f"{result['tp']} / {result['fp']} / {result['fn']} / {result['tn']}"),
-            ("mean µs per pair", f"{timing['mean_us_per_pair']} over {timing['repetitions']} x "
-                                 f"{timing['pairs_per_repetition']} pairs (target <= 1000) "
-                                 f"{'ok' if met['speed'] else 'MISSED'}"),
-            ("threshold / gate",
-             f"confidence >= {scorer.CONTRADICTION_THRESHOLD}; lexical gate "
-             f"{scorer.LEXICAL_SIMILARITY_MIN}..{scorer.LEXICAL_SIMILARITY_FULL}"),
+            (
+                "TP / FP / FN / TN",
+                f"{result['tp']} / {result['fp']} / {result['fn']} / {result['tn']}",
+            ),
+            (
+                "mean µs per pair",
+                f"{timing['mean_us_per_pair']} over {timing['repetitions']} x "
+                f"{timing['pairs_per_repetition']} pairs (target <= 1000) "
+                f"{'ok' if met['speed'] else 'MISSED'}",
+            ),
+            (
+                "threshold / gate",
+                f"confidence >= {scorer.CONTRADICTION_THRESHOLD}; lexical gate "
+                f"{scorer.LEXICAL_SIMILARITY_MIN}..{scorer.LEXICAL_SIMILARITY_FULL}",
+            ),
         ],
         ("measure", "result"),
     )
@@ -196,8 +218,10 @@ def report(command: str, data: Path, result: dict, timing: dict, source: str) ->
         ],
         ("category", "correct"),
     )
-    for title, cases in (("false positives", result["false_positives"]),
-                         ("false negatives", result["false_negatives"])):
+    for title, cases in (
+        ("false positives", result["false_positives"]),
+        ("false negatives", result["false_negatives"]),
+    ):
         lines += ["", f"{title} ({len(cases)}):"]
         for case in cases:
             lines.append(
@@ -213,8 +237,11 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DATA, help="labelled pairs (JSON lines)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--repeat", type=int, default=50, help="timing repetitions over the set")
-    parser.add_argument("--models", action="store_true",
-                        help="gate on the bge-small embedding cosine instead of token overlap")
+    parser.add_argument(
+        "--models",
+        action="store_true",
+        help="gate on the bge-small embedding cosine instead of token overlap",
+    )
     args = parser.parse_args()
     command = shlex.join(["python", "benchmarks/conflicts.py", *sys.argv[1:]])
 
@@ -231,8 +258,14 @@ def main() -> int:
     source = "model" if similarity else "lexical (no models)"
     print(report(command, args.data, result, timing, source))
     if args.json:
-        payload = {"command": command, "data": str(args.data), "similarity": source,
-                   "python": platform.python_version(), "speed": timing, **result}
+        payload = {
+            "command": command,
+            "data": str(args.data),
+            "similarity": source,
+            "python": platform.python_version(),
+            "speed": timing,
+            **result,
+        }
         text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
         args.json.write_text(text, encoding="utf-8")
     return 0

@@ -5,7 +5,8 @@ free heap back when it goes idle), the peak, and the ingest rate; with --trace, 
 allocations that grew most (tracemalloc, slower).
 
     python benchmarks/ingest_rss.py ../shared/data/locomo/locomo-dev.json --size 10000
-    python benchmarks/ingest_rss.py ../shared/data/locomo/locomo-dev.json --size 10000 --embed-batch 16
+    python benchmarks/ingest_rss.py ../shared/data/locomo/locomo-dev.json --size 10000 \
+        --embed-batch 16
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent))
 
-from latency import PROJECT, corpus  # noqa: E402
+from latency import PROJECT, corpus
 
 
 def rss_mb() -> int:
@@ -55,8 +56,11 @@ def main() -> int:
             samples.append(rss_mb())
 
     threading.Thread(target=sample, daemon=True).start()
-    with tempfile.TemporaryDirectory() as tmp, ModelRuntime(**kw) as models, \
-            Engine.open(tmp, front="bench", models=models) as engine:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ModelRuntime(**kw) as models,
+        Engine.open(tmp, front="bench", models=models) as engine,
+    ):
         models.embedder.warm()
         loaded = rss_mb()
         if args.trace:
@@ -76,11 +80,15 @@ def main() -> int:
     done.set()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
-    print("| memories | embedder batch | RSS, embedder loaded | all acknowledged | indexed, idle "
-          "| peak | ingest |")
+    print(
+        "| memories | embedder batch | RSS, embedder loaded | all acknowledged | indexed, idle "
+        "| peak | ingest |"
+    )
     print("|---|---|---|---|---|---|---|")
-    print(f"| {args.size} | {batch} | {loaded} MB | {acked} MB | {indexed} MB | {peak} MB "
-          f"| {rate:.0f} /s |")
+    print(
+        f"| {args.size} | {batch} | {loaded} MB | {acked} MB | {indexed} MB | {peak} MB "
+        f"| {rate:.0f} /s |"
+    )
     print(f"RSS every second: {samples}")
     if args.trace:
         print("\nPython allocations that grew most during the ingest:")

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent))
 
-from locomo import turns  # noqa: E402
+from locomo import turns
 
 PROJECT = "bench"
 QUERIES = 200
@@ -72,13 +72,17 @@ def worker(path: str, size: int, data_dir: str) -> dict:
         lat = []
         for i in range(200):
             t0 = time.perf_counter()
-            engine.store(p.StoreParams(text=f"latency probe {i}: deploys run on tuesdays",
-                                       project=PROJECT))
+            engine.store(
+                p.StoreParams(text=f"latency probe {i}: deploys run on tuesdays", project=PROJECT)
+            )
             lat.append((time.perf_counter() - t0) * 1000)
             engine.flush()
         result["store_p50_ms"], result["store_p95_ms"] = pct(lat, 50), pct(lat, 95)
-        for name, extra in (("default", {}), ("interactive", {"mode": "interactive"}),
-                            ("no_rerank", {"rerank": False})):
+        for name, extra in (
+            ("default", {}),
+            ("interactive", {"mode": "interactive"}),
+            ("no_rerank", {"rerank": False}),
+        ):
             engine.query(p.QueryParams(query="warm up", project=PROJECT, **extra))
             lat = []
             for q in questions:
@@ -102,9 +106,13 @@ def first_query(data_dir: str) -> float:
         f" project={PROJECT!r}));"
         "print((time.perf_counter()-t)*1000); e.close()"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={"PYTHONPATH": str(HERE.parents[1] / "server"),
-                                          "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(HERE.parents[1] / "server"), "PATH": "/usr/bin:/bin"},
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -125,23 +133,38 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             out = subprocess.run(
                 [sys.executable, str(HERE), args.path, "--worker", str(size), "--data-dir", tmp],
-                capture_output=True, text=True, check=True)
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             row = json.loads(out.stdout.strip().splitlines()[-1])
             row["first_query_ms"] = round(statistics.median(first_query(tmp) for _ in range(3)), 1)
             rows.append(row)
             print(json.dumps(row), flush=True)
-    cols = [("size", "memories"), ("store_p50_ms", "store p50"), ("store_p95_ms", "store p95"),
-            ("ingest_per_s", "ingest/s"), ("query_default_p50_ms", "query p50"),
-            ("query_default_p95_ms", "query p95"), ("query_interactive_p50_ms", "interactive p50"),
-            ("query_interactive_p95_ms", "interactive p95"), ("query_no_rerank_p50_ms",
-            "no-rerank p50"), ("query_no_rerank_p95_ms", "no-rerank p95"),
-            ("first_query_ms", "first query"), ("peak_rss_mb", "peak RSS MB")]
+    cols = [
+        ("size", "memories"),
+        ("store_p50_ms", "store p50"),
+        ("store_p95_ms", "store p95"),
+        ("ingest_per_s", "ingest/s"),
+        ("query_default_p50_ms", "query p50"),
+        ("query_default_p95_ms", "query p95"),
+        ("query_interactive_p50_ms", "interactive p50"),
+        ("query_interactive_p95_ms", "interactive p95"),
+        ("query_no_rerank_p50_ms", "no-rerank p50"),
+        ("query_no_rerank_p95_ms", "no-rerank p95"),
+        ("first_query_ms", "first query"),
+        ("peak_rss_mb", "peak RSS MB"),
+    ]
     print("\n| " + " | ".join(c[1] for c in cols) + " |")
     print("|" + "---|" * len(cols))
     for row in rows:
-        print("| " + " | ".join(
-            f"{row[c[0]]:.1f}" if isinstance(row[c[0]], float) else str(row[c[0]])
-            for c in cols) + " |")
+        print(
+            "| "
+            + " | ".join(
+                f"{row[c[0]]:.1f}" if isinstance(row[c[0]], float) else str(row[c[0]]) for c in cols
+            )
+            + " |"
+        )
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
     return 0

@@ -23,10 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from memls import protocol as p  # noqa: E402
-from memls.engine import Engine  # noqa: E402
-from memls.retrieval.pipeline import Retriever  # noqa: E402
-from memls.retrieval.pipeline import RetrievalConfig  # noqa: E402
+from memls import protocol as p
+from memls.engine import Engine
+from memls.retrieval.pipeline import (
+    RetrievalConfig,
+    Retriever,
+)
 
 KS = (5, 10, 25)
 CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -34,8 +36,7 @@ CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5:
 
 def _retriever(engine, config=None):
     """The engine's own retrieval collaborators, as a query gets them."""
-    return Retriever(engine.storage.search, engine.index, engine.models,
-                     config or engine.retrieval)
+    return Retriever(engine.storage.search, engine.index, engine.models, config or engine.retrieval)
 
 
 def turns(sample: dict):
@@ -77,8 +78,11 @@ def ingest(engine: Engine, samples: list[dict]) -> tuple[dict[str, dict[str, set
         owners[project] = defaultdict(set)
         for dia_id, text, when in turns(sample):
             uri, lines = source(project, dia_id)
-            r = engine.store(p.StoreParams(text=text, project=project, valid_from=when,
-                                           source_uri=uri, source_range=lines))
+            r = engine.store(
+                p.StoreParams(
+                    text=text, project=project, valid_from=when, source_uri=uri, source_range=lines
+                )
+            )
             owners[project][r.id].add(dia_id.strip())
     engine.flush(timeout=3600)
     return owners, time.perf_counter() - started
@@ -89,8 +93,9 @@ def reuse(engine: Engine, samples: list[dict]):
     owners: dict[str, dict[str, set[str]]] = {}
     for sample in samples:
         project = sample["sample_id"]
-        rows = engine.db.read("SELECT id, source_uri, source_range FROM memories "
-                              "WHERE project = ?", (project,))
+        rows = engine.db.read(
+            "SELECT id, source_uri, source_range FROM memories WHERE project = ?", (project,)
+        )
         if not rows:
             return None, 0.0
         owners[project] = defaultdict(set)
@@ -99,15 +104,18 @@ def reuse(engine: Engine, samples: list[dict]):
     return owners, 0.0
 
 
-def method_ids(engine: Engine, method: str, project: str, question: str, k: int,
-               config: RetrievalConfig) -> list[str]:
+def method_ids(
+    engine: Engine, method: str, project: str, question: str, k: int, config: RetrievalConfig
+) -> list[str]:
     if method in ("bm25", "vector"):
         seen = engine.visibility(project, valid_at=None, as_of=None, include_user=False)
-        found = (_retriever(engine).lexical(seen, question, k) if method == "bm25"
-                 else _retriever(engine, config).vector(seen, question, k))
+        found = (
+            _retriever(engine).lexical(seen, question, k)
+            if method == "bm25"
+            else _retriever(engine, config).vector(seen, question, k)
+        )
         return sorted(found, key=found.get, reverse=True)[:k]
-    params = p.QueryParams(query=question, project=project, k=k,
-                           rerank=(method != "hybrid"))
+    params = p.QueryParams(query=question, project=project, k=k, rerank=(method != "hybrid"))
     saved = engine.retrieval
     engine.retrieval = config
     try:
@@ -130,8 +138,9 @@ def evaluate(engine, samples, owners, method, config, kmax=25, cats=(1, 2, 3, 4,
             latencies.append((time.perf_counter() - t0) * 1000)
             recall = {}
             for k in KS:
-                got = set().union(*(owners[project].get(i, set()) for i in ids[:k])) \
-                    if ids else set()
+                got = (
+                    set().union(*(owners[project].get(i, set()) for i in ids[:k])) if ids else set()
+                )
                 recall[k] = len(evidence & got) / len(evidence)
             per_cat[qa["category"]].append(recall)
     return per_cat, latencies
@@ -139,8 +148,9 @@ def evaluate(engine, samples, owners, method, config, kmax=25, cats=(1, 2, 3, 4,
 
 def summarise(per_cat, cats):
     rows = [r for c in cats for r in per_cat.get(c, [])]
-    return {f"recall@{k}": round(statistics.fmean(r[k] for r in rows), 4) if rows else None
-            for k in KS} | {"questions": len(rows)}
+    return {
+        f"recall@{k}": round(statistics.fmean(r[k] for r in rows), 4) if rows else None for k in KS
+    } | {"questions": len(rows)}
 
 
 def pct(values, q):
@@ -153,15 +163,29 @@ def main() -> int:
     parser.add_argument("path")
     parser.add_argument("--json", dest="out")
     parser.add_argument("--methods", default="bm25,vector,hybrid,hybrid+rerank")
-    parser.add_argument("--sweep", action="store_true",
-                        help="re-rank depth and mode trade-off instead of the method table")
+    parser.add_argument(
+        "--sweep",
+        action="store_true",
+        help="re-rank depth and mode trade-off instead of the method table",
+    )
     parser.add_argument("--conversations", type=int, default=0, help="only the first N")
-    parser.add_argument("--store", help="keep the ingested store in this directory and reuse "
-                        "it on the next run (sweeps)")
-    parser.add_argument("--rerank-max-length", type=int, default=None,
-                        help="cross-encoder pair length in tokens (default: the runtime's)")
-    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                        help="override a RetrievalConfig field, e.g. --set rerank_depth=40")
+    parser.add_argument(
+        "--store",
+        help="keep the ingested store in this directory and reuse it on the next run (sweeps)",
+    )
+    parser.add_argument(
+        "--rerank-max-length",
+        type=int,
+        default=None,
+        help="cross-encoder pair length in tokens (default: the runtime's)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="override a RetrievalConfig field, e.g. --set rerank_depth=40",
+    )
     args = parser.parse_args()
     samples = json.loads(Path(args.path).read_text())
     if args.conversations:
@@ -171,23 +195,31 @@ def main() -> int:
     for item in args.set:
         field, _, value = item.partition("=")
         kind = type(getattr(base, field))
-        base = replace(base, **{field: (value.lower() in ("1", "true")) if kind is bool
-                                else kind(value)})
+        base = replace(
+            base, **{field: (value.lower() in ("1", "true")) if kind is bool else kind(value)}
+        )
     models = None
     if args.rerank_max_length:
         from memls.models import ModelRuntime
 
         models = ModelRuntime(rerank_max_length=args.rerank_max_length)
-    with tempfile.TemporaryDirectory() as tmp, \
-            Engine.open(args.store or tmp, front="bench", retrieval=base, models=models) as engine:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Engine.open(args.store or tmp, front="bench", retrieval=base, models=models) as engine,
+    ):
         owners, seconds = reuse(engine, samples) if args.store else (None, 0.0)
         if not owners:
             owners, seconds = ingest(engine, samples)
         n_turns = sum(len(v) for v in owners.values())
         print(f"# {command}")
-        print(f"# {len(samples)} conversations, {n_turns} memories" + (
-            f" indexed in {seconds:.1f} s ({n_turns / seconds:.0f}/s)" if seconds else
-            " (reused store)"))
+        print(
+            f"# {len(samples)} conversations, {n_turns} memories"
+            + (
+                f" indexed in {seconds:.1f} s ({n_turns / seconds:.0f}/s)"
+                if seconds
+                else " (reused store)"
+            )
+        )
         if base != RetrievalConfig():
             print(f"# config: {base}")
         engine.query(p.QueryParams(query="warm up", project=samples[0]["sample_id"]))
@@ -201,32 +233,60 @@ def main() -> int:
             main_ = summarise(per_cat, (1, 2, 3, 4))
             report[method] = {k: v for k, v in main_.items() if k.startswith("recall")}
             report[method]["by_category"] = {
-                CATEGORY[c]: summarise(per_cat, (c,)) for c in sorted(per_cat)}
+                CATEGORY[c]: summarise(per_cat, (c,)) for c in sorted(per_cat)
+            }
             report[method]["all_categories"] = summarise(per_cat, (1, 2, 3, 4, 5))
-            report[method]["latency_ms"] = {"p50": round(pct(lat, 50), 2),
-                                            "p95": round(pct(lat, 95), 2)}
-            print(f"| {method} | {main_['recall@5']:.3f} | {main_['recall@10']:.3f} | "
-                  f"{main_['recall@25']:.3f} | {pct(lat, 50):.1f} | {pct(lat, 95):.1f} |")
+            report[method]["latency_ms"] = {
+                "p50": round(pct(lat, 50), 2),
+                "p95": round(pct(lat, 95), 2),
+            }
+            print(
+                f"| {method} | {main_['recall@5']:.3f} | {main_['recall@10']:.3f} | "
+                f"{main_['recall@25']:.3f} | {pct(lat, 50):.1f} | {pct(lat, 95):.1f} |"
+            )
         print("\nPer category (R@5 / R@10 / R@25):")
         for method, data in report.items():
-            cells = [f"{name}: " + " / ".join(f"{v[f'recall@{k}']:.3f}" for k in KS)
-                     for name, v in data["by_category"].items()]
+            cells = [
+                f"{name}: " + " / ".join(f"{v[f'recall@{k}']:.3f}" for k in KS)
+                for name, v in data["by_category"].items()
+            ]
             all_ = data["all_categories"]
             cells.append("all: " + " / ".join(f"{all_[f'recall@{k}']:.3f}" for k in KS))
             print(f"- {method}: " + "; ".join(cells))
         if args.out:
-            Path(args.out).write_text(json.dumps(
-                {m: {k: v for k, v in d.items() if k.startswith("recall")}
-                 for m, d in report.items()}, indent=2) + "\n")
-            Path(args.out).with_suffix(".full.json").write_text(json.dumps(
-                {"command": command, "memories": n_turns, "ingest_s": round(seconds, 1),
-                 "methods": report}, indent=2) + "\n")
+            Path(args.out).write_text(
+                json.dumps(
+                    {
+                        m: {k: v for k, v in d.items() if k.startswith("recall")}
+                        for m, d in report.items()
+                    },
+                    indent=2,
+                )
+                + "\n"
+            )
+            Path(args.out).with_suffix(".full.json").write_text(
+                json.dumps(
+                    {
+                        "command": command,
+                        "memories": n_turns,
+                        "ingest_s": round(seconds, 1),
+                        "methods": report,
+                    },
+                    indent=2,
+                )
+                + "\n"
+            )
     return 0
 
 
 SWEEP = (  # (max depth, relative cut, lift seeds): the re-rank trade-off table
-    (0, 0.0, 0), (6, 0.3, 5), (10, 0.3, 5), (20, 0.3, 5), (30, 0.3, 5),
-    (50, 0.0, 0), (50, 0.3, 0),
+    (0, 0.0, 0),
+    (6, 0.3, 5),
+    (10, 0.3, 5),
+    (20, 0.3, 5),
+    (30, 0.3, 5),
+    (50, 0.0, 0),
+    (50, 0.3, 0),
 )
 
 
@@ -234,13 +294,16 @@ def sweep(engine, samples, owners, base: RetrievalConfig) -> int:
     print("\n| max depth | relative cut | lift | R@5 | R@10 | R@25 | p50 ms | p95 ms |")
     print("|---|---|---|---|---|---|---|---|")
     for depth, relative, lift in SWEEP:
-        config = replace(base, rerank_depth=depth, rerank_relative=relative, lift_seeds=lift,
-                         rerank=depth > 0)
-        per_cat, lat = evaluate(engine, samples, owners, "hybrid+rerank", config,
-                                cats=(1, 2, 3, 4))
+        config = replace(
+            base, rerank_depth=depth, rerank_relative=relative, lift_seeds=lift, rerank=depth > 0
+        )
+        per_cat, lat = evaluate(engine, samples, owners, "hybrid+rerank", config, cats=(1, 2, 3, 4))
         s = summarise(per_cat, (1, 2, 3, 4))
-        print(f"| {depth} | {relative} | {lift} | {s['recall@5']:.3f} | {s['recall@10']:.3f} | "
-              f"{s['recall@25']:.3f} | {pct(lat, 50):.1f} | {pct(lat, 95):.1f} |", flush=True)
+        print(
+            f"| {depth} | {relative} | {lift} | {s['recall@5']:.3f} | {s['recall@10']:.3f} | "
+            f"{s['recall@25']:.3f} | {pct(lat, 50):.1f} | {pct(lat, 95):.1f} |",
+            flush=True,
+        )
     return 0
 
 

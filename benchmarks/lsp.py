@@ -45,11 +45,33 @@ TIMEOUT = 900.0  # seconds, for any one wait
 
 # ---------------------------------------------------------------- the workspace
 
-OWNERS = ["Maria", "Priya", "Kenji", "Dana", "Tomasz", "Amara", "Lucas", "Fatima", "Joao",
-          "Ingrid", "Wei", "Sofia", "Omar", "Hannah", "Ravi", "Elena"]
-DATABASES = [("Postgres", ["14", "15", "16"]), ("MySQL", ["8.0", "8.4"]),
-             ("Redis", ["7.2"]), ("MongoDB", ["6.0", "7.0"]), ("ClickHouse", ["24.3"]),
-             ("Cassandra", ["4.1"]), ("SQLite", ["3.45"])]
+OWNERS = [
+    "Maria",
+    "Priya",
+    "Kenji",
+    "Dana",
+    "Tomasz",
+    "Amara",
+    "Lucas",
+    "Fatima",
+    "Joao",
+    "Ingrid",
+    "Wei",
+    "Sofia",
+    "Omar",
+    "Hannah",
+    "Ravi",
+    "Elena",
+]
+DATABASES = [
+    ("Postgres", ["14", "15", "16"]),
+    ("MySQL", ["8.0", "8.4"]),
+    ("Redis", ["7.2"]),
+    ("MongoDB", ["6.0", "7.0"]),
+    ("ClickHouse", ["24.3"]),
+    ("Cassandra", ["4.1"]),
+    ("SQLite", ["3.45"]),
+]
 PIPELINES = ["GitHub Actions", "Buildkite", "Jenkins", "CircleCI", "GitLab CI", "Argo Workflows"]
 LOG_SINKS = ["Loki", "Elasticsearch", "Datadog", "Splunk", "CloudWatch"]
 DASHBOARDS = ["Grafana", "Datadog", "Kibana"]
@@ -70,7 +92,9 @@ TEMPLATES = {
 }
 CONTRADICTION = ("The API gateway listens on port 8080", "The API gateway listens on port 9090")
 
-STORE_TEMPLATE = "Incident INC-{ticket} on {C} lasted {minutes} minutes until {owner} rolled it back"
+STORE_TEMPLATE = (
+    "Incident INC-{ticket} on {C} lasted {minutes} minutes until {owner} rolled it back"
+)
 QUERY_TEMPLATES = [
     "which port does the {C} service listen on",
     "who owns {C}",
@@ -87,8 +111,28 @@ QUERY_TEMPLATES = [
 
 def component_names(n: int, rng: random.Random) -> list[str]:
     """n made-up, distinct, pronounceable component names ("Kavoren", "Tressil")."""
-    onsets = ["b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br",
-              "dr", "kr", "tr", "st", "gl"]
+    onsets = [
+        "b",
+        "d",
+        "f",
+        "g",
+        "k",
+        "l",
+        "m",
+        "n",
+        "p",
+        "r",
+        "s",
+        "t",
+        "v",
+        "z",
+        "br",
+        "dr",
+        "kr",
+        "tr",
+        "st",
+        "gl",
+    ]
     vowels = ["a", "e", "i", "o", "u"]
     # a closing consonant the contradiction scorer's stemmer leaves alone ("Gete" would stem
     # to the generic "get" and make every sentence about it share a subject with all others)
@@ -110,41 +154,58 @@ def make_notes(n: int) -> tuple[dict[str, str], tuple[str, str], list[str]]:
     for i, name in enumerate(names):
         db, versions = rng.choice(DATABASES)
         values = {
-            "C": name, "c": name.lower(), "port": 8100 + i, "owner": rng.choice(OWNERS),
-            "page": rng.choice([5, 10, 15, 30]), "db": db, "dbv": rng.choice(versions),
+            "C": name,
+            "c": name.lower(),
+            "port": 8100 + i,
+            "owner": rng.choice(OWNERS),
+            "page": rng.choice([5, 10, 15, 30]),
+            "db": db,
+            "dbv": rng.choice(versions),
             "ci": rng.choice(PIPELINES),
-            "approvals": rng.choice(["1 required approval", "2 required approvals",
-                                     "3 required approvals"]),
-            "logs": rng.choice(LOG_SINKS), "days": rng.choice([7, 14, 30, 90]),
-            "budget": rng.choice([50, 100, 150, 200, 250, 400]), "dash": rng.choice(DASHBOARDS),
-            "minutes": rng.choice([2, 4, 6, 8, 12]), "refresh": rng.choice([10, 30, 60]),
+            "approvals": rng.choice(
+                ["1 required approval", "2 required approvals", "3 required approvals"]
+            ),
+            "logs": rng.choice(LOG_SINKS),
+            "days": rng.choice([7, 14, 30, 90]),
+            "budget": rng.choice([50, 100, 150, 200, 250, 400]),
+            "dash": rng.choice(DASHBOARDS),
+            "minutes": rng.choice([2, 4, 6, 8, 12]),
+            "refresh": rng.choice([10, 30, 60]),
         }
-        chosen = ["port", "owner"] + rng.sample(sorted(set(TEMPLATES) - {"port", "owner"}),
-                                                rng.choice([2, 3, 4]))
+        chosen = ["port", "owner"] + rng.sample(
+            sorted(set(TEMPLATES) - {"port", "owner"}), rng.choice([2, 3, 4])
+        )
         items = [TEMPLATES[t].format(**values) for t in chosen]
         if i == first:
             items.insert(1, CONTRADICTION[0])
         elif i == second:
             items.insert(2, CONTRADICTION[1])
-        text = (f"# {name}\n\nThe {name} service was started in sprint {rng.randint(3, 80)}."
-                f"\n\n## Facts\n\n"
-                + "".join(f"- {item}\n" for item in items))
+        text = (
+            f"# {name}\n\nThe {name} service was started in sprint {rng.randint(3, 80)}."
+            f"\n\n## Facts\n\n" + "".join(f"- {item}\n" for item in items)
+        )
         files[f".memls/notes-{i:03d}.md"] = text
     return files, (f".memls/notes-{first:03d}.md", f".memls/notes-{second:03d}.md"), names
 
 
 def store_texts(names: list[str], count: int) -> list[str]:
     rng = random.Random(SEED + 1)
-    return [STORE_TEMPLATE.format(ticket=1000 + k, C=names[k % len(names)],
-                                  minutes=rng.choice([12, 25, 40, 55, 90]),
-                                  owner=rng.choice(OWNERS))
-            for k in range(count)]
+    return [
+        STORE_TEMPLATE.format(
+            ticket=1000 + k,
+            C=names[k % len(names)],
+            minutes=rng.choice([12, 25, 40, 55, 90]),
+            owner=rng.choice(OWNERS),
+        )
+        for k in range(count)
+    ]
 
 
 def queries(names: list[str], count: int) -> list[str]:
     rng = random.Random(SEED + 2)
-    return [QUERY_TEMPLATES[k % len(QUERY_TEMPLATES)].format(C=rng.choice(names))
-            for k in range(count)]
+    return [
+        QUERY_TEMPLATES[k % len(QUERY_TEMPLATES)].format(C=rng.choice(names)) for k in range(count)
+    ]
 
 
 def check(n: int, requests: int) -> int:
@@ -159,8 +220,11 @@ def check(n: int, requests: int) -> int:
     files, _, names = make_notes(n)
     items = [unit.text for text in files.values() for unit in parse(text)]
     stores = store_texts(names, requests + 1)
-    pairs = itertools.chain(itertools.combinations(items, 2), itertools.combinations(stores, 2),
-                            itertools.product(stores, items))
+    pairs = itertools.chain(
+        itertools.combinations(items, 2),
+        itertools.combinations(stores, 2),
+        itertools.product(stores, items),
+    )
     hits, scored = [], 0
     for a, b in pairs:
         scored += 1
@@ -169,8 +233,10 @@ def check(n: int, requests: int) -> int:
             if verdict.contradiction:
                 hits.append((new, old, [s.kind for s in verdict.signals]))
                 break
-    print(f"{len(items)} note units, {len(stores)} stored texts, {scored} pairs scored, "
-          f"{len(hits)} contradict")
+    print(
+        f"{len(items)} note units, {len(stores)} stored texts, {scored} pairs scored, "
+        f"{len(hits)} contradict"
+    )
     for new, old, kinds in hits:
         print(f"  {kinds}: {new!r} / {old!r}")
     planted = [h for h in hits if {h[0], h[1]} == set(CONTRADICTION)]
@@ -240,6 +306,7 @@ def make_client(rec: Recorder):
             return None
 
         for method in ("memory/changed", "memory/conflicts"):
+
             @client.feature(method)
             def note(ls, params, method=method):
                 rec.notifications[method] = rec.notifications.get(method, 0) + 1
@@ -271,9 +338,11 @@ async def drained(client: LanguageClient, poll: float = 0.25) -> float:
 
 
 def diagnostic_state(client: LanguageClient) -> dict[str, list[types.Diagnostic]]:
-    return {uri: [d for d in diags if d.source == "memls"]
-            for uri, diags in client.diagnostics.items()
-            if any(d.source == "memls" for d in diags)}
+    return {
+        uri: [d for d in diags if d.source == "memls"]
+        for uri, diags in client.diagnostics.items()
+        if any(d.source == "memls" for d in diags)
+    }
 
 
 def peak_rss_mb(pid: int) -> float | None:
@@ -288,8 +357,7 @@ def peak_rss_mb(pid: int) -> float | None:
 
 async def run(args) -> dict:
     files, planted, names = make_notes(args.notes)
-    out: dict = {"notes": len(files),
-                 "items": sum(t.count("\n- ") for t in files.values())}
+    out: dict = {"notes": len(files), "items": sum(t.count("\n- ") for t in files.values())}
     with tempfile.TemporaryDirectory(prefix="memls-lsp-bench-") as tmp:
         root = Path(tmp) / "proj"
         for rel, text in files.items():
@@ -300,15 +368,20 @@ async def run(args) -> dict:
         env = {**os.environ, "MEMLS_DATA_DIR": str(Path(tmp) / "data")}
         config = ClientServerConfig(
             server_command=[sys.executable, "-m", "memls", "serve", "--stdio"],
-            server_env=env, client_factory=make_client(rec))
+            server_env=env,
+            client_factory=make_client(rec),
+        )
         spawned = time.perf_counter()
         client = await config.start()
         try:
             caps = client_capabilities("visual-studio-code")
             params = types.InitializeParams(
-                capabilities=caps, process_id=os.getpid(),
-                workspace_folders=[types.WorkspaceFolder(uri=uris.from_fs_path(str(root)),
-                                                         name="proj")])
+                capabilities=caps,
+                process_id=os.getpid(),
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=uris.from_fs_path(str(root)), name="proj")
+                ],
+            )
             client.capabilities = caps
             await client.initialize_async(params)
             out["initialize_ms"] = (time.perf_counter() - spawned) * 1000
@@ -345,33 +418,38 @@ async def run(args) -> dict:
             out["diag_uris"] = len(state)
             out["diag_items"] = sum(len(v) for v in state.values())
             out["open_conflicts"] = len(conflicts["conflicts"])
-            out["diag_ok"] = set(state) == rec.expected and out["diag_items"] == 2 \
-                and out["open_conflicts"] == 1
+            out["diag_ok"] = (
+                set(state) == rec.expected and out["diag_items"] == 2 and out["open_conflicts"] == 1
+            )
             out["diag_detail"] = [
                 f"{Path(uris.to_fs_path(u) or u).name}:{d.range.start.line}: {d.message}"
-                for u, ds in sorted(state.items()) for d in ds]
+                for u, ds in sorted(state.items())
+                for d in ds
+            ]
             out["conflict_detail"] = [
                 f"{c['newer']['content']!r} / {c['older']['content']!r}"
-                for c in conflicts["conflicts"]]
+                for c in conflicts["conflicts"]
+            ]
             out["messages"] = [m.message for m in client.messages]
 
             # ------------------------------------------------ round trips
             rounds: dict[str, dict] = {}
             texts = store_texts(names, args.requests + 1)
             lat = []
-            for k, text in enumerate(texts):
+            for text in texts:
                 ms, result = await timed(client, "memory/store", text=text, type="note")
                 assert result["created"], result
                 lat.append(ms)
-            rounds["memory/store"] = {"first": lat[0], "lat": lat[1:],
-                                      "load": os.getloadavg()[0]}
+            rounds["memory/store"] = {"first": lat[0], "lat": lat[1:], "load": os.getloadavg()[0]}
             t0 = time.perf_counter()
             await drained(client)
             out["store_drain_ms"] = (time.perf_counter() - t0) * 1000
             qs = queries(names, args.requests + 1)
-            for label, extra in (("memory/query (default: hybrid + re-rank)", {}),
-                                 ("memory/query mode=interactive", {"mode": "interactive"}),
-                                 ("memory/query rerank=false", {"rerank": False})):
+            for label, extra in (
+                ("memory/query (default: hybrid + re-rank)", {}),
+                ("memory/query mode=interactive", {"mode": "interactive"}),
+                ("memory/query rerank=false", {"rerank": False}),
+            ):
                 lat, took = [], []
                 for q in qs:
                     ms, result = await timed(client, "memory/query", query=q, **extra)
@@ -379,17 +457,21 @@ async def run(args) -> dict:
                     took.append(result.get("tookMs"))
                     if result.get("degraded"):
                         out.setdefault("degraded", set()).update(result["degraded"])
-                rounds[label] = {"first": lat[0], "lat": lat[1:],
-                                 "took": [t for t in took[1:] if t is not None],
-                                 "load": os.getloadavg()[0]}
+                rounds[label] = {
+                    "first": lat[0],
+                    "lat": lat[1:],
+                    "took": [t for t in took[1:] if t is not None],
+                    "load": os.getloadavg()[0],
+                }
             out["rounds"] = rounds
             out["server_rss_mb"] = peak_rss_mb(client._server.pid) if client._server else None
             out["notifications"] = dict(rec.notifications)
             await asyncio.sleep(2.0)
             after = diagnostic_state(client)
             out["diag_after"] = (len(after), sum(len(v) for v in after.values()))
-            out["conflicts_after"] = len((await call(client, "memory/conflicts",
-                                                     limit=1000))["conflicts"])
+            out["conflicts_after"] = len(
+                (await call(client, "memory/conflicts", limit=1000))["conflicts"]
+            )
         finally:
             await asyncio.wait_for(client.shutdown_session(), 60)
             await client.stop()
@@ -402,61 +484,87 @@ async def run(args) -> dict:
 def machine() -> list[str]:
     cpu = ""
     try:
-        cpu = next(line.split(":", 1)[1].strip()
-                   for line in Path("/proc/cpuinfo").read_text().splitlines()
-                   if line.startswith("model name"))
+        cpu = next(
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        )
     except (OSError, StopIteration):
         pass
-    return [f"machine: {os.cpu_count()} cores{f' ({cpu})' if cpu else ''}, "
-            f"Python {platform.python_version()}, {platform.system()} {platform.release()}"]
+    return [
+        f"machine: {os.cpu_count()} cores{f' ({cpu})' if cpu else ''}, "
+        f"Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    ]
 
 
 def report(args, out: dict, load_before, load_after, wall: float) -> str:
     fmt = "{:.1f}".format
     lines = [f"# python {' '.join(shlex.quote(a) for a in sys.argv)}", ""]
     lines += machine()
-    lines.append("load average (1/5/15 min): before " + " / ".join(f"{x:.2f}" for x in load_before)
-                 + ", after " + " / ".join(f"{x:.2f}" for x in load_after))
-    lines.append(f"workspace: {out['notes']} note files, {out['items']} list items and "
-                 f"{out['notes']} one-line paragraphs ({out['memories']} memories after "
-                 "indexing); one planted contradiction; "
-                 f"client capabilities: visual-studio-code; wall time {wall:.0f} s")
+    lines.append(
+        "load average (1/5/15 min): before "
+        + " / ".join(f"{x:.2f}" for x in load_before)
+        + ", after "
+        + " / ".join(f"{x:.2f}" for x in load_after)
+    )
+    lines.append(
+        f"workspace: {out['notes']} note files, {out['items']} list items and "
+        f"{out['notes']} one-line paragraphs ({out['memories']} memories after "
+        "indexing); one planted contradiction; "
+        f"client capabilities: visual-studio-code; wall time {wall:.0f} s"
+    )
     if out.get("server_rss_mb"):
         lines.append(f"server peak RSS: {out['server_rss_mb']} MB")
-    lines += ["", "## Start-up (ms; after `initialized` unless said otherwise)", "",
-              "| event | ms |", "|---|---:|",
-              f"| `initialize` response (from spawning the server) | {fmt(out['initialize_ms'])} |",
-              f"| first request answered (waits for the engine to open) "
-              f"| {fmt(out['engine_open_ms'])} |"]
+    lines += [
+        "",
+        "## Start-up (ms; after `initialized` unless said otherwise)",
+        "",
+        "| event | ms |",
+        "|---|---:|",
+        f"| `initialize` response (from spawning the server) | {fmt(out['initialize_ms'])} |",
+        f"| first request answered (waits for the engine to open) | {fmt(out['engine_open_ms'])} |",
+    ]
     if out.get("progress_begin_ms") is not None:
         lines.append(f"| indexing `$/progress` begin | {fmt(out['progress_begin_ms'])} |")
-    lines += [f"| indexing `$/progress` end (all notes synced) | {fmt(out['progress_end_ms'])} |",
-              f"| **first `memls` diagnostic (time-to-first-diagnostic)** "
-              f"| **{fmt(out['ttfd_ms']) if out['ttfd_ms'] is not None else 'none'}** |",
-              f"| every note unit embedded (index_pending 0, polled every 250 ms) "
-              f"| {fmt(out['drained_ms'])} |",
-              "", f"(1-minute load average once indexed: {out['load_startup']:.2f})",
-              f"diagnostics after indexing: {out['diag_items']} on {out['diag_uris']} files, "
-              f"{out['open_conflicts']} open conflict(s) -> "
-              + ("OK (only the planted pair)" if out["diag_ok"] else "UNEXPECTED")]
+    lines += [
+        f"| indexing `$/progress` end (all notes synced) | {fmt(out['progress_end_ms'])} |",
+        f"| **first `memls` diagnostic (time-to-first-diagnostic)** "
+        f"| **{fmt(out['ttfd_ms']) if out['ttfd_ms'] is not None else 'none'}** |",
+        f"| every note unit embedded (index_pending 0, polled every 250 ms) "
+        f"| {fmt(out['drained_ms'])} |",
+        "",
+        f"(1-minute load average once indexed: {out['load_startup']:.2f})",
+        f"diagnostics after indexing: {out['diag_items']} on {out['diag_uris']} files, "
+        f"{out['open_conflicts']} open conflict(s) -> "
+        + ("OK (only the planted pair)" if out["diag_ok"] else "UNEXPECTED"),
+    ]
     if not out["diag_ok"]:
         lines += [f"  - {d}" for d in out["diag_detail"]]
         lines += [f"  - conflict {c}" for c in out["conflict_detail"]]
-    lines += ["", f"## Round trips over stdio ({args.requests} sequential requests each; "
-              "ms; \"first\" is one extra request before them)", "",
-              "| request | first | p50 | p95 | mean | max | server took p50 | load 1m after |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        f"## Round trips over stdio ({args.requests} sequential requests each; "
+        'ms; "first" is one extra request before them)',
+        "",
+        "| request | first | p50 | p95 | mean | max | server took p50 | load 1m after |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for label, r in out["rounds"].items():
         lat = r["lat"]
         took = fmt(statistics.median(r["took"])) if r.get("took") else "-"
-        lines.append(f"| {label} | {fmt(r['first'])} | {fmt(pct(lat, 50))} | "
-                     f"{fmt(pct(lat, 95))} | {fmt(statistics.fmean(lat))} | {fmt(max(lat))} | "
-                     f"{took} | {r['load']:.2f} |")
-    lines += ["", f"stored memories fully indexed {out['store_drain_ms'] / 1000:.1f} s after the "
-              f"last store was acknowledged; at the end: {out['diag_after'][1]} diagnostics on "
-              f"{out['diag_after'][0]} files, {out['conflicts_after']} open conflict(s); "
-              "notifications received: "
-              + ", ".join(f"{k} x{v}" for k, v in sorted(out["notifications"].items()))]
+        lines.append(
+            f"| {label} | {fmt(r['first'])} | {fmt(pct(lat, 50))} | "
+            f"{fmt(pct(lat, 95))} | {fmt(statistics.fmean(lat))} | {fmt(max(lat))} | "
+            f"{took} | {r['load']:.2f} |"
+        )
+    lines += [
+        "",
+        f"stored memories fully indexed {out['store_drain_ms'] / 1000:.1f} s after the "
+        f"last store was acknowledged; at the end: {out['diag_after'][1]} diagnostics on "
+        f"{out['diag_after'][0]} files, {out['conflicts_after']} open conflict(s); "
+        "notifications received: "
+        + ", ".join(f"{k} x{v}" for k, v in sorted(out["notifications"].items())),
+    ]
     if out.get("degraded"):
         lines.append("degraded: " + ", ".join(sorted(out["degraded"])))
     if out.get("messages"):
@@ -467,11 +575,13 @@ def report(args, out: dict, load_before, load_after, wall: float) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=200, help="note files (default 200)")
-    parser.add_argument("--requests", type=int, default=200,
-                        help="measured requests per kind (default 200)")
+    parser.add_argument(
+        "--requests", type=int, default=200, help="measured requests per kind (default 200)"
+    )
     parser.add_argument("--out", help="also write the report to this file")
-    parser.add_argument("--check", action="store_true",
-                        help="only score the generated items offline and exit")
+    parser.add_argument(
+        "--check", action="store_true", help="only score the generated items offline and exit"
+    )
     args = parser.parse_args()
     if args.notes < 4:
         parser.error("--notes must be at least 4")

@@ -117,20 +117,24 @@ def main() -> None:
             samples = json.loads(args.locomo.read_text())
             stored = [t for s in samples for _, t, _ in memory_texts(s)][: args.texts]
             runs = timed(lambda: rt.embedder.embed(stored), args.repeat)
-            rows.append((
-                f"embed {len(stored)} memories as ingested ([date] speaker: text)",
-                f"{len(stored) / min(runs) * 1000:.0f} texts/s (best {min(runs):.0f} ms): "
-                "the ceiling of fully indexed ingest",
-            ))
+            rows.append(
+                (
+                    f"embed {len(stored)} memories as ingested ([date] speaker: text)",
+                    f"{len(stored) / min(runs) * 1000:.0f} texts/s (best {min(runs):.0f} ms): "
+                    "the ceiling of fully indexed ingest",
+                )
+            )
             # the int8 model quantizes activations per batch: a vector depends on its batch-mates
             alone = ModelRuntime(intra_op_threads=args.threads, embed_batch_size=1)
             with alone:
                 single = alone.embedder.embed(stored[:64])
             together = (rt.embedder.embed(stored[:64]) * single).sum(axis=1)
-            rows.append((
-                f"64 memories in batches of {rt.embedder.batch_size} against one at a time",
-                f"cosine min {together.min():.4f}, mean {together.mean():.4f}",
-            ))
+            rows.append(
+                (
+                    f"64 memories in batches of {rt.embedder.batch_size} against one at a time",
+                    f"cosine min {together.min():.4f}, mean {together.mean():.4f}",
+                )
+            )
         runs = timed(lambda: rt.embedder.embed_query(query), args.repeat * 10)
         rows.append(("embed one query", f"{statistics.median(runs):.1f} ms median"))
 

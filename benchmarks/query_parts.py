@@ -2,7 +2,8 @@
 (Chroma + the SQL filters), the final fetch through the filters, the whole query without and
 with re-ranking. LoCoMo turns as memories, as in latency.py.
 
-    python benchmarks/query_parts.py ../shared/data/locomo/locomo-dev.json --size 10000 [--store DIR]
+    python benchmarks/query_parts.py ../shared/data/locomo/locomo-dev.json --size 10000 \
+        [--store DIR]
 
 With --store, an existing store of the same corpus is reused (else one is built in a temp dir).
 Run it on an idle machine.
@@ -23,11 +24,10 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent))
 
-from latency import PROJECT, corpus  # noqa: E402
-
-from memls import protocol as p  # noqa: E402
-from memls.engine import Engine  # noqa: E402
-from memls.retrieval.pipeline import Retriever  # noqa: E402
+from latency import PROJECT, corpus
+from memls import protocol as p
+from memls.engine import Engine
+from memls.retrieval.pipeline import Retriever
 
 
 def _retriever(engine):
@@ -52,8 +52,10 @@ def main() -> int:
         times.setdefault(label, []).append((time.perf_counter() - start) * 1000)
         return out
 
-    with tempfile.TemporaryDirectory() as tmp, \
-            Engine.open(args.store or tmp, front="bench") as engine:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Engine.open(args.store or tmp, front="bench") as engine,
+    ):
         have = engine.db.read("SELECT count(*) FROM memories WHERE project = ?", (PROJECT,))[0][0]
         if have == 0:
             for text, when in corpus(samples, args.size):
@@ -63,18 +65,26 @@ def main() -> int:
         engine.query(p.QueryParams(query="warm up", project=PROJECT))
         for q in questions:
             seen = engine.visibility(PROJECT, valid_at=None, as_of=None, include_user=False)
-            lex = timed("BM25 (FTS5, filters in SQL)",
-                        lambda: _retriever(engine).lexical(seen, q, 50))
+            lex = timed(
+                "BM25 (FTS5, filters in SQL)", lambda: _retriever(engine).lexical(seen, q, 50)
+            )
             qv = timed("query embedding", lambda: engine.models.embedder.embed([q])[0])
-            vec = timed("vector source (Chroma + SQL filters)",
-                        lambda: _retriever(engine).nearest(seen, qv, 50))
+            vec = timed(
+                "vector source (Chroma + SQL filters)",
+                lambda: _retriever(engine).nearest(seen, qv, 50),
+            )
             ids = list(set(lex) | set(vec))
-            timed("final fetch through the filters",
-                  lambda: engine.storage.search.visible(seen, ids))
-            timed("query, no re-rank", lambda: engine.query(
-                p.QueryParams(query=q, project=PROJECT, rerank=False)))
-            timed("query, interactive", lambda: engine.query(
-                p.QueryParams(query=q, project=PROJECT, mode="interactive")))
+            timed(
+                "final fetch through the filters", lambda: engine.storage.search.visible(seen, ids)
+            )
+            timed(
+                "query, no re-rank",
+                lambda: engine.query(p.QueryParams(query=q, project=PROJECT, rerank=False)),
+            )
+            timed(
+                "query, interactive",
+                lambda: engine.query(p.QueryParams(query=q, project=PROJECT, mode="interactive")),
+            )
             timed("query, default", lambda: engine.query(p.QueryParams(query=q, project=PROJECT)))
     print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
     print(f"# {have} memories, {len(questions)} questions; ms\n")
@@ -82,8 +92,10 @@ def main() -> int:
     print("|---|---|---|")
     for label, values in times.items():
         values.sort()
-        print(f"| {label} | {statistics.median(values):.2f} | "
-              f"{values[int(0.95 * (len(values) - 1))]:.2f} |")
+        print(
+            f"| {label} | {statistics.median(values):.2f} | "
+            f"{values[int(0.95 * (len(values) - 1))]:.2f} |"
+        )
     return 0
 
 

@@ -411,8 +411,11 @@ def apply_limits(directory: str | os.PathLike | None) -> limits.Limits:
         settings = load_settings(path)
     except MemlsError:
         return limits.configure(limits.Limits())
-    return limits.configure(limits.Limits(max_frame_bytes=settings.max_frame_bytes,
-                                          max_content_bytes=settings.max_content_bytes))
+    return limits.configure(
+        limits.Limits(
+            max_frame_bytes=settings.max_frame_bytes, max_content_bytes=settings.max_content_bytes
+        )
+    )
 
 
 def decode(raw: dict[str, Any], path: Path | str = CONFIG_NAME) -> ConfigFile:

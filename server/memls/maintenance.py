@@ -26,8 +26,9 @@ def due(store: Store, project: str, now: str, ttl_days: Mapping[str, float]) -> 
     return found
 
 
-def run(store: Store, project: str, *, now: str, front: str,
-        ttl_days: Mapping[str, float]) -> protocol.MaintainResult:
+def run(
+    store: Store, project: str, *, now: str, front: str, ttl_days: Mapping[str, float]
+) -> protocol.MaintainResult:
     """Expire what is due (and retry what failed before); `expired` lists what went."""
     todo = due(store, project, now, ttl_days)
     with store.read(project) as tx:
@@ -45,12 +46,14 @@ def run(store: Store, project: str, *, now: str, front: str,
         except Exception as exc:  # noqa: BLE001 - recorded, retried next run: never dropped
             failed += 1
             with store.write(project, front) as tx:
-                tx.dead_letters.record_failure(operation, memory_id,
-                                               f"{type(exc).__name__}: {exc}", now)
+                tx.dead_letters.record_failure(
+                    operation, memory_id, f"{type(exc).__name__}: {exc}", now
+                )
     with store.write(project, front) as tx:
         tx.dead_letters.record_run(now, len(expired), failed)
-    return protocol.MaintainResult(project=project, expired=expired, retried=len(retry),
-                                   failed=open_letters(store, project))
+    return protocol.MaintainResult(
+        project=project, expired=expired, retried=len(retry), failed=open_letters(store, project)
+    )
 
 
 def open_letters(store: Store, project: str) -> list[protocol.DeadLetter]:

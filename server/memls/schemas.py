@@ -17,8 +17,7 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _schema(kind: type, title: str) -> dict:
-    (root,), components = msgspec.json.schema_components([kind],
-                                                         ref_template="#/$defs/{name}")
+    (root,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
     schema = {"$schema": DIALECT, "title": title, **root}
     if components:
         schema["$defs"] = components
@@ -34,7 +33,8 @@ def generate() -> dict[str, dict]:
         files[f"{base}.result.json"] = _schema(spec.result, f"{method} result")
     for method, kind in sorted(protocol.NOTIFICATIONS.items()):
         files[f"{method.replace('/', '.')}.notification.json"] = _schema(
-            kind, f"{method} notification (server to client)")
+            kind, f"{method} notification (server to client)"
+        )
     for method, (params, result) in sorted(protocol.OWNER_METHODS.items()):
         base = "owner." + method.replace("$/", "").replace("/", ".")
         files[f"{base}.params.json"] = _schema(params, f"{method} params (owner socket)")

@@ -25,8 +25,11 @@ def project_key(raw: object, *, field: str = "project") -> str:
     if not key:
         raise InvalidInput("a project must not be empty or white space", field=field)
     if all(_invisible(c) for c in key):
-        raise InvalidInput("a project must contain a visible character (this one has only "
-                           "invisible ones, e.g. zero-width spaces)", field=field)
+        raise InvalidInput(
+            "a project must contain a visible character (this one has only "
+            "invisible ones, e.g. zero-width spaces)",
+            field=field,
+        )
     if "\x00" in key or len(key) > MAX_PROJECT_LENGTH:
         raise InvalidInput(
             f"a project must be at most {MAX_PROJECT_LENGTH} characters, with no NUL", field=field
@@ -42,8 +45,9 @@ def _invisible(char: str) -> bool:
     """White space, format/control/unassigned characters (zero-width space, joiners, BOM,
     bidi marks), combining marks on their own, and the blank 'letters' above."""
     category = unicodedata.category(char)
-    return (char.isspace() or category[0] in "CZ" or category in ("Mn", "Me")
-            or char in _BLANK_LETTERS)
+    return (
+        char.isspace() or category[0] in "CZ" or category in ("Mn", "Me") or char in _BLANK_LETTERS
+    )
 
 
 def folder_path(uri: str) -> Path | None:

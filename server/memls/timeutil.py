@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from memls.errors import InvalidInput
 
 
 def now() -> str:
-    return format_ts(datetime.now(timezone.utc))
+    return format_ts(datetime.now(UTC))
 
 
 def format_ts(moment: datetime) -> str:
     """Always 27 characters (a four-digit year), so that text order is time order."""
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    m = moment.astimezone(timezone.utc)
-    return (f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:"
-            f"{m.second:02d}.{m.microsecond:06d}Z")
+        moment = moment.replace(tzinfo=UTC)
+    m = moment.astimezone(UTC)
+    return (
+        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:"
+        f"{m.second:02d}.{m.microsecond:06d}Z"
+    )
 
 
 def parse_ts(text: str, *, field: str) -> str:
@@ -28,8 +30,8 @@ def parse_ts(text: str, *, field: str) -> str:
     try:
         moment = datetime.fromisoformat(value)
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        moment = moment.astimezone(timezone.utc)
+            moment = moment.replace(tzinfo=UTC)
+        moment = moment.astimezone(UTC)
         if not 1000 <= moment.year <= 9998:
             raise InvalidInput("a year from 1000 to 9998 is expected", field=field)
     except (ValueError, OverflowError):
@@ -41,7 +43,7 @@ def parse_ts(text: str, *, field: str) -> str:
     return format_ts(moment)
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FOREVER = 2**62
 """Micro-seconds standing for 'no end' (valid_until / invalidated_at NULL) in numeric filters."""
 

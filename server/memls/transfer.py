@@ -21,10 +21,14 @@ FORMAT_VERSION = 1
 
 def export(store: Store, project: str) -> Iterator[dict[str, Any]]:
     with store.read(project) as tx:
-        lines: list[dict[str, Any]] = [{
-            "format": FORMAT, "version": FORMAT_VERSION, "schemaVersion": store.version,
-            "project": project,
-        }]
+        lines: list[dict[str, Any]] = [
+            {
+                "format": FORMAT,
+                "version": FORMAT_VERSION,
+                "schemaVersion": store.version,
+                "project": project,
+            }
+        ]
         lines += [{"table": table, "row": row} for table, row in tx.export_rows()]
     return iter(lines)
 
@@ -47,11 +51,15 @@ def parse_lines(project: str, lines: Iterable[str]) -> list[tuple[int, str, dict
             if item.get("version") != FORMAT_VERSION:
                 raise InvalidInput(
                     f"line {number}: export format {item.get('version')} is not supported",
-                    field="file")
+                    field="file",
+                )
             header = item
             continue
-        if (not isinstance(item, dict) or not isinstance(item.get("table"), str)
-                or not isinstance(item.get("row"), dict)):
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("table"), str)
+            or not isinstance(item.get("row"), dict)
+        ):
             raise InvalidInput(f"line {number}: expected {{table, row}}", field="file")
         parsed.append((number, item["table"], item["row"]))
     if header is None:
@@ -59,8 +67,9 @@ def parse_lines(project: str, lines: Iterable[str]) -> list[tuple[int, str, dict
     return parsed
 
 
-def import_lines(store: Store, project: str, lines: Iterable[str], *, now: str,
-                 front: str) -> dict[str, int]:
+def import_lines(
+    store: Store, project: str, lines: Iterable[str], *, now: str, front: str
+) -> dict[str, int]:
     """Insert every row of an export into this project, all or nothing; every new memory is
     queued for the index."""
     parsed = parse_lines(project, lines)

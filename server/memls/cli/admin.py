@@ -11,12 +11,19 @@ from typing import Optional
 import typer
 
 from memls import protocol
-from memls.daemon import open_engine
-from memls.errors import InvalidInput
 from memls.cli import memories  # noqa: F401 - registered first: memory verbs lead --help
 from memls.cli.common import (
-    JsonOpt, ProjectOpt, State, _call, _emit, _params, _require_project, app,
+    JsonOpt,
+    ProjectOpt,
+    State,
+    _call,
+    _emit,
+    _params,
+    _require_project,
+    app,
 )
+from memls.daemon import open_engine
+from memls.errors import InvalidInput
 
 
 @app.command()
@@ -24,8 +31,13 @@ def stats(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
     """Counts for the project."""
     r = _call("stats", protocol.StatsParams, {"project": project})
     data = protocol.to_wire(r)
-    _emit(r, as_json, "\n".join(
-        f"{k:<16} {json.dumps(v) if isinstance(v, dict) else v}" for k, v in data.items()))
+    _emit(
+        r,
+        as_json,
+        "\n".join(
+            f"{k:<16} {json.dumps(v) if isinstance(v, dict) else v}" for k, v in data.items()
+        ),
+    )
 
 
 @app.command()
@@ -72,32 +84,45 @@ def conflicts(
     """With TEXT_A TEXT_B: the verdict for that pair. Without: the project's contradictions."""
     if texts:
         if len(texts) != 2:
-            raise InvalidInput("give two texts (the new statement, then the existing one)",
-                               field="texts")
-        params = protocol.parse(protocol.CheckPairParams,
-                                {"new": texts[0], "existing": texts[1]})
+            raise InvalidInput(
+                "give two texts (the new statement, then the existing one)", field="texts"
+            )
+        params = protocol.parse(protocol.CheckPairParams, {"new": texts[0], "existing": texts[1]})
         # through the engine handle: a running daemon answers with its warm models
         with open_engine(State.data_dir, front="cli") as engine:
             v = engine.check_pair(params)
         if as_json:
-            print(json.dumps({"contradiction": v.contradiction,
-                              "confidence": round(v.confidence, 4),
-                              "signals": protocol.to_wire(v.signals),
-                              "similarity": round(v.similarity, 4),
-                              "similaritySource": v.similarity_source,
-                              "updateMarker": v.update_marker}))
+            print(
+                json.dumps(
+                    {
+                        "contradiction": v.contradiction,
+                        "confidence": round(v.confidence, 4),
+                        "signals": protocol.to_wire(v.signals),
+                        "similarity": round(v.similarity, 4),
+                        "similaritySource": v.similarity_source,
+                        "updateMarker": v.update_marker,
+                    }
+                )
+            )
         else:
-            print(f"{'contradiction' if v.contradiction else 'no contradiction'} "
-                  f"(confidence {v.confidence:.2f}, {v.similarity_source} similarity "
-                  f"{v.similarity:.2f})")
+            print(
+                f"{'contradiction' if v.contradiction else 'no contradiction'} "
+                f"(confidence {v.confidence:.2f}, {v.similarity_source} similarity "
+                f"{v.similarity:.2f})"
+            )
             for sig in v.signals:
                 print(f"  {sig.kind} {sig.weight:.2f}: {', '.join(sig.triggers)}")
         return
-    r = _call("conflicts", protocol.ConflictsParams, {
-        "project": project, "id": id, "status": None if status == "all" else status})
-    lines = [f"{c.status:<9} {c.newer.id} vs {c.older.id} ({c.confidence:.2f})\n"
-             f"    new: {c.newer.content[:100]}\n    old: {c.older.content[:100]}"
-             for c in r.conflicts]
+    r = _call(
+        "conflicts",
+        protocol.ConflictsParams,
+        {"project": project, "id": id, "status": None if status == "all" else status},
+    )
+    lines = [
+        f"{c.status:<9} {c.newer.id} vs {c.older.id} ({c.confidence:.2f})\n"
+        f"    new: {c.newer.content[:100]}\n    old: {c.older.content[:100]}"
+        for c in r.conflicts
+    ]
     _emit(r, as_json, "\n".join(lines) or f"(no {status} contradictions)")
 
 
@@ -105,15 +130,19 @@ def conflicts(
 def resolve(
     a: str = typer.Argument(..., help="One memory of the pair."),
     b: str = typer.Argument(..., help="The other."),
-    action: str = typer.Option(..., "--action",
-                               help="dismiss (not a contradiction), resolve, or supersede."),
+    action: str = typer.Option(
+        ..., "--action", help="dismiss (not a contradiction), resolve, or supersede."
+    ),
     project: Optional[str] = ProjectOpt,
     note: Optional[str] = typer.Option(None, "--note"),
     as_json: bool = JsonOpt,
 ) -> None:
     """Act on a detected contradiction."""
-    r = _call("resolve", protocol.ResolveParams,
-              {"a": a, "b": b, "action": action, "project": project, "note": note})
+    r = _call(
+        "resolve",
+        protocol.ResolveParams,
+        {"a": a, "b": b, "action": action, "project": project, "note": note},
+    )
     _emit(r, as_json, f"{r.conflict.newer.id} vs {r.conflict.older.id}: {r.conflict.status}")
 
 
@@ -121,15 +150,25 @@ def resolve(
 def reindex(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
     """Rebuild the project's vector index from the SQLite record."""
     r = _call("reindex", protocol.ReindexParams, {"project": project})
-    _emit(r, as_json, f"re-indexed {r.queued} memories of {r.project!r}"
-          + ("" if r.indexed else " (not finished: see memls doctor)"))
+    _emit(
+        r,
+        as_json,
+        f"re-indexed {r.queued} memories of {r.project!r}"
+        + ("" if r.indexed else " (not finished: see memls doctor)"),
+    )
 
 
 @app.command()
-def doctor(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt,
-           repair: bool = typer.Option(False, "--repair",
-                                       help="Rebuild the vector index from SQLite if it "
-                                       "disagrees (deleted, corrupted, out of date).")) -> None:
+def doctor(
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+    repair: bool = typer.Option(
+        False,
+        "--repair",
+        help="Rebuild the vector index from SQLite if it "
+        "disagrees (deleted, corrupted, out of date).",
+    ),
+) -> None:
     """Check the models and that the vector index agrees with SQLite (exit 1 if not)."""
     params = _params(protocol.DoctorParams, {"project": project})
     with open_engine(State.data_dir, front="cli") as engine:
@@ -142,8 +181,10 @@ def doctor(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt,
             r = engine.doctor(params)
     lines = [f"memories {r.memories}, indexed {r.indexed}, pending {r.pending}"]
     for name, status in r.models.items():
-        lines.append(f"{name}: {status.get('state')} {status.get('path') or ''} "
-                     f"{status.get('error') or ''}".rstrip())
+        lines.append(
+            f"{name}: {status.get('state')} {status.get('path') or ''} "
+            f"{status.get('error') or ''}".rstrip()
+        )
     lines += [f"problem: {x}" for x in r.problems] or ["ok"]
     _emit(r, as_json, "\n".join(lines))
     if not r.ok:
@@ -158,8 +199,9 @@ def export(
     """Export the project's memories, logs and state as JSON Lines."""
     _require_project(project)
     with open_engine(State.data_dir, front="cli") as engine:
-        lines = [json.dumps(item, ensure_ascii=False, sort_keys=True)
-                 for item in engine.export(project)]
+        lines = [
+            json.dumps(item, ensure_ascii=False, sort_keys=True) for item in engine.export(project)
+        ]
     text = "\n".join(lines) + "\n"
     if out is None:
         sys.stdout.write(text)
@@ -190,15 +232,18 @@ def import_(
 @app.command()
 def serve(
     stdio: bool = typer.Option(False, "--stdio", help="Speak LSP on stdin/stdout (editors)."),
-    tcp: Optional[str] = typer.Option(None, "--tcp", metavar="HOST:PORT",
-                                      help="Speak LSP on a loopback TCP port (long-lived)."),
+    tcp: Optional[str] = typer.Option(
+        None, "--tcp", metavar="HOST:PORT", help="Speak LSP on a loopback TCP port (long-lived)."
+    ),
     token_file: Optional[Path] = typer.Option(
-        None, "--token-file", help="TCP: read the token clients pass in "
+        None,
+        "--token-file",
+        help="TCP: read the token clients pass in "
         "initializationOptions.token from this file (also $MEMLS_TOKEN; default: a new one, "
-        "written to <data dir>/tcp.token, 0600)."),
+        "written to <data dir>/tcp.token, 0600).",
+    ),
     token: Optional[str] = typer.Option(None, "--token", hidden=True),
-    force: bool = typer.Option(False, "--force",
-                               help="TCP: allow a non-loopback address."),
+    force: bool = typer.Option(False, "--force", help="TCP: allow a non-loopback address."),
 ) -> None:
     """Run the memls daemon: the language server that owns the store (or joins its owner).
 
@@ -209,8 +254,11 @@ def serve(
     import socket
 
     if token is not None:  # a token on the command line shows in every user's process list
-        raise InvalidInput("a token on the command line is visible to every user (ps); put "
-                           "it in a file (--token-file) or in $MEMLS_TOKEN", field="token")
+        raise InvalidInput(
+            "a token on the command line is visible to every user (ps); put "
+            "it in a file (--token-file) or in $MEMLS_TOKEN",
+            field="token",
+        )
     if stdio == bool(tcp):
         raise InvalidInput("choose one transport: --stdio or --tcp HOST:PORT", field="transport")
     from memls.lsp.features import serve_stdio
@@ -227,13 +275,15 @@ def serve(
         raise InvalidInput(f"{tcp!r} is not HOST:PORT with a port from 1 to 65535", field="tcp")
     try:
         addresses = {info[4][0] for info in socket.getaddrinfo(host, int(port_text))}
-        loopback = all(ipaddress.ip_address(str(a).split("%")[0]).is_loopback
-                       for a in addresses)
+        loopback = all(ipaddress.ip_address(str(a).split("%")[0]).is_loopback for a in addresses)
     except (OSError, ValueError, UnicodeError):
         raise InvalidInput(f"cannot resolve {host!r}", field="tcp") from None
     if not loopback and not force:
-        raise InvalidInput(f"{host} is not a loopback address; memls listens on loopback only "
-                           "(pass --force to override)", field="tcp")
+        raise InvalidInput(
+            f"{host} is not a loopback address; memls listens on loopback only "
+            "(pass --force to override)",
+            field="tcp",
+        )
     token = _daemon_token(token_file, os.environ.get("MEMLS_TOKEN"))
     print(f"memls: serving LSP on {host}:{port_text}", file=sys.stderr)
     serve_tcp(host, int(port_text), token, data_dir)
@@ -255,8 +305,9 @@ def _daemon_token(token_file: Path | None, env: str | None) -> str:
         except (OSError, UnicodeError) as exc:
             raise InvalidInput(f"cannot read {token_file}: {exc}", field="tokenFile") from None
         if len(given) < 16:
-            raise InvalidInput(f"{token_file} must hold a token of at least 16 characters",
-                               field="tokenFile")
+            raise InvalidInput(
+                f"{token_file} must hold a token of at least 16 characters", field="tokenFile"
+            )
         return given
     if env is not None and env.strip():
         if len(env.strip()) < 16:
@@ -274,10 +325,15 @@ def _daemon_token(token_file: Path | None, env: str | None) -> str:
 
 
 @app.command()
-def mcp(project: Optional[str] = typer.Option(
-        None, "--project", "-p",
+def mcp(
+    project: Optional[str] = typer.Option(
+        None,
+        "--project",
+        "-p",
         help="Serve only this project (a directory is keyed by its absolute path). Default: "
-        "the client's MCP roots; a call naming none of them is refused.")) -> None:
+        "the client's MCP roots; a call naming none of them is refused.",
+    ),
+) -> None:
     """Run the MCP server (stdio) for coding agents: the same memory as the editor's."""
     from memls import mcp as front
 
@@ -285,8 +341,9 @@ def mcp(project: Optional[str] = typer.Option(
 
 
 @app.command()
-def schemas(out: Path = typer.Option(Path("schemas"), "--out",
-                                     help="Directory for the JSON Schemas.")) -> None:
+def schemas(
+    out: Path = typer.Option(Path("schemas"), "--out", help="Directory for the JSON Schemas."),
+) -> None:
     """Write one JSON Schema (draft 2020-12) per memory/* params, result and notification."""
     from memls import schemas as gen
 

@@ -21,22 +21,51 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-review_app = typer.Typer(help="The review queue: list, approve, reject, restore.",
-                         no_args_is_help=True, rich_markup_mode=None)
+review_app = typer.Typer(
+    help="The review queue: list, approve, reject, restore.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 app.add_typer(review_app, name="review")
 
 # Wire field -> how the CLI spells it, for error messages.
 FLAGS = {
-    "mode": "--mode", "rerankDepth": "--rerank-depth",
-    "project": "--project", "validFrom": "--valid-from", "validUntil": "--valid-until",
-    "validAt": "--valid-at", "asOf": "--as-of", "k": "--k", "type": "--type",
-    "types": "--type", "reason": "--reason", "by": "--by", "note": "--note",
-    "sourceUri": "--source", "derivedFrom": "--derived-from", "query": "--query",
-    "limit": "--limit", "state": "--state", "status": "--status", "trust": "--trust",
-    "text": "TEXT", "id": "ID", "old": "OLD", "signal": "SIGNAL", "file": "FILE",
-    "a": "A", "b": "B", "action": "--action", "new": "TEXT_A", "existing": "TEXT_B",
-    "texts": "TEXT_A TEXT_B", "transport": "--stdio/--tcp", "tcp": "--tcp",
-    "dataDir": "--data-dir", "token": "--token", "tokenFile": "--token-file",
+    "mode": "--mode",
+    "rerankDepth": "--rerank-depth",
+    "project": "--project",
+    "validFrom": "--valid-from",
+    "validUntil": "--valid-until",
+    "validAt": "--valid-at",
+    "asOf": "--as-of",
+    "k": "--k",
+    "type": "--type",
+    "types": "--type",
+    "reason": "--reason",
+    "by": "--by",
+    "note": "--note",
+    "sourceUri": "--source",
+    "derivedFrom": "--derived-from",
+    "query": "--query",
+    "limit": "--limit",
+    "state": "--state",
+    "status": "--status",
+    "trust": "--trust",
+    "text": "TEXT",
+    "id": "ID",
+    "old": "OLD",
+    "signal": "SIGNAL",
+    "file": "FILE",
+    "a": "A",
+    "b": "B",
+    "action": "--action",
+    "new": "TEXT_A",
+    "existing": "TEXT_B",
+    "texts": "TEXT_A TEXT_B",
+    "transport": "--stdio/--tcp",
+    "tcp": "--tcp",
+    "dataDir": "--data-dir",
+    "token": "--token",
+    "tokenFile": "--token-file",
 }
 
 ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
@@ -56,11 +85,13 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     data_dir: Optional[str] = typer.Option(
-        None, "--data-dir", help="Data directory (default: $MEMLS_DATA_DIR, else the user's "
-        "data directory)."
+        None,
+        "--data-dir",
+        help="Data directory (default: $MEMLS_DATA_DIR, else the user's data directory).",
     ),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     if data_dir is not None and not data_dir.strip():  # "" would be the current directory
         raise InvalidInput("must not be empty (name a directory)", field="dataDir")
@@ -70,8 +101,7 @@ def _root(
 def _require_project(project: str | None) -> None:
     """The CLI never falls back to a project: refuse before touching the data directory."""
     if project is None:
-        raise InvalidInput("a project is required (there is no default project)",
-                           field="project")
+        raise InvalidInput("a project is required (there is no default project)", field="project")
 
 
 def _params(kind: type[Any], data: dict[str, Any]) -> Any:
@@ -132,6 +162,8 @@ def _conflict_lines(conflicts: list[protocol.Conflict], memory_id: str) -> str:
     for c in conflicts:
         kinds = ", ".join(s.kind for s in c.signals)
         other = c.older if c.newer.id == memory_id else c.newer
-        lines.append(f"contradicts {other.id} ({c.confidence:.2f}; {kinds}"
-                     f"{'; proposes supersede' if c.proposal else ''}): {other.content[:90]}")
+        lines.append(
+            f"contradicts {other.id} ({c.confidence:.2f}; {kinds}"
+            f"{'; proposes supersede' if c.proposal else ''}): {other.content[:90]}"
+        )
     return "\n".join(lines)

@@ -9,31 +9,47 @@ from typing import Optional
 import typer
 
 from memls import protocol
-from memls.daemon import open_engine
 from memls.cli.common import (
-    JsonOpt, ProjectOpt, State, _call, _conflict_lines, _describe, _emit, _line,
-    _params, app, review_app,
+    JsonOpt,
+    ProjectOpt,
+    State,
+    _call,
+    _conflict_lines,
+    _describe,
+    _emit,
+    _line,
+    _params,
+    app,
+    review_app,
 )
+from memls.daemon import open_engine
 
 
 @app.command()
 def store(
     text: str = typer.Argument(..., help="The memory's text."),
     project: Optional[str] = ProjectOpt,
-    type: str = typer.Option("note", "--type", "-t",
-                             help=f"One of: {', '.join(protocol.MEMORY_TYPES)}."),
+    type: str = typer.Option(
+        "note", "--type", "-t", help=f"One of: {', '.join(protocol.MEMORY_TYPES)}."
+    ),
     valid_from: Optional[str] = typer.Option(None, "--valid-from", help="ISO 8601; default now."),
     valid_until: Optional[str] = typer.Option(None, "--valid-until", help="ISO 8601."),
     source: Optional[str] = typer.Option(None, "--source", help="Source URI."),
     force: bool = typer.Option(False, "--force", help="Store content that was forgotten."),
-    wait: bool = typer.Option(False, "--wait",
-                              help="Wait for the contradiction check and print what it found."),
+    wait: bool = typer.Option(
+        False, "--wait", help="Wait for the contradiction check and print what it found."
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """Store a memory (a duplicate returns the existing id)."""
     data = {
-        "text": text, "project": project, "type": type, "validFrom": valid_from,
-        "validUntil": valid_until, "sourceUri": source, "force": force,
+        "text": text,
+        "project": project,
+        "type": type,
+        "validFrom": valid_from,
+        "validUntil": valid_until,
+        "sourceUri": source,
+        "force": force,
     }
     params = _params(protocol.StoreParams, data)
     found: list[protocol.Conflict] = []
@@ -51,8 +67,12 @@ def store(
     if wait:
         human += "\n" + (_conflict_lines(found, r.id) or "no contradiction found")
         if as_json:
-            sys.stdout.write(protocol.encode_json(
-                {**protocol.to_wire(r), "conflicts": protocol.to_wire(found)}).decode() + "\n")
+            sys.stdout.write(
+                protocol.encode_json(
+                    {**protocol.to_wire(r), "conflicts": protocol.to_wire(found)}
+                ).decode()
+                + "\n"
+            )
             return
     _emit(r, as_json, human)
 
@@ -75,15 +95,24 @@ def list_(
     trust: Optional[str] = typer.Option(None, "--trust"),
     type: Optional[str] = typer.Option(None, "--type", "-t"),
     limit: int = typer.Option(100, "--limit"),
-    include_user: bool = typer.Option(False, "--include-user",
-                                      help="Also list the user-wide scope (@user)."),
+    include_user: bool = typer.Option(
+        False, "--include-user", help="Also list the user-wide scope (@user)."
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """List the project's memories, newest first."""
-    r = _call("list", protocol.ListParams, {
-        "project": project, "status": status, "trust": trust, "type": type, "limit": limit,
-        "includeUser": include_user,
-    })
+    r = _call(
+        "list",
+        protocol.ListParams,
+        {
+            "project": project,
+            "status": status,
+            "trust": trust,
+            "type": type,
+            "limit": limit,
+            "includeUser": include_user,
+        },
+    )
     _emit(r, as_json, "\n".join(_line(m) for m in r.memories) or "(no memories)")
 
 
@@ -92,33 +121,51 @@ def query(
     text: str = typer.Argument(..., help="What to look for."),
     project: Optional[str] = ProjectOpt,
     k: int = typer.Option(10, "--k", "-k", help="How many results."),
-    valid_at: Optional[str] = typer.Option(None, "--valid-at",
-                                           help="Memories valid at this time (ISO 8601)."),
-    as_of: Optional[str] = typer.Option(None, "--as-of",
-                                        help="What the store had recorded at this time."),
+    valid_at: Optional[str] = typer.Option(
+        None, "--valid-at", help="Memories valid at this time (ISO 8601)."
+    ),
+    as_of: Optional[str] = typer.Option(
+        None, "--as-of", help="What the store had recorded at this time."
+    ),
     type: Optional[list[str]] = typer.Option(None, "--type", "-t", help="Only these types."),
-    include_user: bool = typer.Option(False, "--include-user",
-                                      help="Also search the user-wide scope (@user)."),
-    mode: str = typer.Option("default", "--mode",
-                             help="default, interactive (shallow re-rank) or lexical (BM25)."),
-    rerank: bool = typer.Option(True, "--rerank/--no-rerank",
-                                help="Re-score the head with the cross-encoder."),
+    include_user: bool = typer.Option(
+        False, "--include-user", help="Also search the user-wide scope (@user)."
+    ),
+    mode: str = typer.Option(
+        "default", "--mode", help="default, interactive (shallow re-rank) or lexical (BM25)."
+    ),
+    rerank: bool = typer.Option(
+        True, "--rerank/--no-rerank", help="Re-score the head with the cross-encoder."
+    ),
     explain: bool = typer.Option(False, "--explain", help="Show how each score was made."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Search the project's memories (BM25 + vectors, fused, re-scored)."""
-    r = _call("query", protocol.QueryParams, {
-        "query": text, "project": project, "k": k, "validAt": valid_at, "asOf": as_of,
-        "types": type or None, "includeUser": include_user, "mode": mode,
-        "rerank": None if rerank else False, "explain": explain,
-    })
+    r = _call(
+        "query",
+        protocol.QueryParams,
+        {
+            "query": text,
+            "project": project,
+            "k": k,
+            "validAt": valid_at,
+            "asOf": as_of,
+            "types": type or None,
+            "includeUser": include_user,
+            "mode": mode,
+            "rerank": None if rerank else False,
+            "explain": explain,
+        },
+    )
     lines = []
     for h in r.results:
         lines.append(_line(h, h.score))
         if h.explain:
             e = h.explain
-            lines.append(f"    bm25={e.bm25} vector={e.vector} fused={e.fused} "
-                         f"rerank={e.rerank} boosts={json.dumps(e.boosts)} stage={e.stage}")
+            lines.append(
+                f"    bm25={e.bm25} vector={e.vector} fused={e.fused} "
+                f"rerank={e.rerank} boosts={json.dumps(e.boosts)} stage={e.stage}"
+            )
     lines += [f"degraded: {d}" for d in r.degraded]
     _emit(r, as_json, "\n".join(lines) or "(no results)")
 
@@ -144,20 +191,41 @@ def feedback(
     as_json: bool = JsonOpt,
 ) -> None:
     """Record feedback on a memory (+1 / -1 / -2; flagged for review at -3)."""
-    r = _call("feedback", protocol.FeedbackParams, {
-        "id": id, "signal": signal, "project": project, "query": query,
-    })
+    r = _call(
+        "feedback",
+        protocol.FeedbackParams,
+        {
+            "id": id,
+            "signal": signal,
+            "project": project,
+            "query": query,
+        },
+    )
     human = f"{r.id}: score {r.score}, trust {r.trust}"
     if r.transition:
         human += f" (was {r.transition.from_trust})"
     _emit(r, as_json, human)
 
 
-def _review(action: str, id: Optional[str], project: Optional[str], note: Optional[str],
-            state: Optional[str], as_json: bool) -> None:
-    r = _call("review", protocol.ReviewParams, {
-        "action": action, "id": id, "project": project, "note": note, "state": state,
-    })
+def _review(
+    action: str,
+    id: Optional[str],
+    project: Optional[str],
+    note: Optional[str],
+    state: Optional[str],
+    as_json: bool,
+) -> None:
+    r = _call(
+        "review",
+        protocol.ReviewParams,
+        {
+            "action": action,
+            "id": id,
+            "project": project,
+            "note": note,
+            "state": state,
+        },
+    )
     if action == "list":
         human = "\n".join(_line(m) for m in r.memories) or f"(no {state or 'flagged'} memories)"
     else:
@@ -197,8 +265,9 @@ _review_verb("restore", "Return a memory to candidate trust.")
 @app.command()
 def forget(
     id: str = typer.Argument(..., help="Memory id."),
-    reason: str = typer.Option(..., "--reason",
-                               help=f"One of: {', '.join(protocol.FORGET_REASONS)}."),
+    reason: str = typer.Option(
+        ..., "--reason", help=f"One of: {', '.join(protocol.FORGET_REASONS)}."
+    ),
     project: Optional[str] = ProjectOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -215,7 +284,10 @@ def forgotten(
     as_json: bool = JsonOpt,
 ) -> None:
     """The forgetting log."""
-    r = _call("forgotten", protocol.ForgottenParams,
-              {"project": project, "reason": reason, "limit": limit})
+    r = _call(
+        "forgotten",
+        protocol.ForgottenParams,
+        {"project": project, "reason": reason, "limit": limit},
+    )
     lines = [f"{e.at}  {e.memory_id}  {e.reason:<16} {e.preview}" for e in r.entries]
     _emit(r, as_json, "\n".join(lines) or "(nothing forgotten)")

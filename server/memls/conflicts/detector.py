@@ -34,8 +34,9 @@ class Detector:
     index: VectorIndex | None
     now: str
 
-    def candidates(self, rows: list[sqlite3.Row],
-                   vectors: Any) -> list[list[tuple[str, float | None]]]:
+    def candidates(
+        self, rows: list[sqlite3.Row], vectors: Any
+    ) -> list[list[tuple[str, float | None]]]:
         """For each new row: (id, cosine or None) of the nearest active, valid-now memories of
         its project, itself excluded. One batched Chroma query with vectors; BM25 without."""
         if not rows:
@@ -43,12 +44,18 @@ class Detector:
         project = rows[0]["project"]
         seen = Visibility(projects=(project,), now=self.now)
         if vectors is not None and self.index is not None:
-            found = self.index.nearest(project, vectors, CANDIDATES + 1, chroma_where(seen),
-                                       lambda ids: self.reads.admitted(seen, ids))
+            found = self.index.nearest(
+                project,
+                vectors,
+                CANDIDATES + 1,
+                chroma_where(seen),
+                lambda ids: self.reads.admitted(seen, ids),
+            )
             near: list[list[tuple[str, float | None]]] = []
             for row, nearest in zip(rows, found):
-                kept: list[tuple[str, float | None]] = [(i, s) for i, s in nearest
-                                                        if i != row["id"]]
+                kept: list[tuple[str, float | None]] = [
+                    (i, s) for i, s in nearest if i != row["id"]
+                ]
                 near.append(kept[:CANDIDATES])
             return near
         out: list[list[tuple[str, float | None]]] = []
@@ -61,8 +68,7 @@ class Detector:
 
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:
         """Findings for each of a batch of new rows of one project."""
-        return [self.detect(row, pairs)
-                for row, pairs in zip(rows, self.candidates(rows, vectors))]
+        return [self.detect(row, pairs) for row, pairs in zip(rows, self.candidates(rows, vectors))]
 
     def detect(self, row: sqlite3.Row, pairs: list[tuple[str, float | None]]) -> list[Finding]:
         if not pairs:
@@ -73,13 +79,15 @@ class Detector:
         findings = []
         for memory_id, cosine in pairs:
             other = rows.get(memory_id)
-            if other is None or ((other["recorded_at"], other["seq"])
-                                 > (row["recorded_at"], row["seq"])):
+            if other is None or (
+                (other["recorded_at"], other["seq"]) > (row["recorded_at"], row["seq"])
+            ):
                 continue  # only what was there before: the later one's own check covers it
             if cosine is not None and gate(cosine, "cosine") == 0.0:
                 continue  # too far apart to contradict: the scorer would give 0
-            verdict = score_pair(row["content"], other["content"], similarity=cosine,
-                                 similarity_kind="cosine")
+            verdict = score_pair(
+                row["content"], other["content"], similarity=cosine, similarity_kind="cosine"
+            )
             if verdict.contradiction:
                 findings.append(Finding(newer=row, older=other, verdict=verdict))
         return findings

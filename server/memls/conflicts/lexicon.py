@@ -38,18 +38,55 @@ WEAK_NEGATOR = "without"
 
 # The NEW text says the world changed. Multi-word markers are matched as phrases.
 UPDATE_MARKERS: tuple[str, ...] = (
-    "from now on", "going forward", "no longer", "not anymore", "any more", "anymore",
-    "used to", "instead of", "in favor of", "in favour of", "took over", "taken over",
-    "takes over", "moved to", "moved from", "moved off", "switch to", "changed to",
-    "changed from", "as of", "now", "switched", "switching", "migrated", "migrating",
-    "replaced", "replacing", "renamed", "deprecated", "dropped", "stopped", "upgraded",
-    "downgraded", "bumped", "superseded", "retired",
+    "from now on",
+    "going forward",
+    "no longer",
+    "not anymore",
+    "any more",
+    "anymore",
+    "used to",
+    "instead of",
+    "in favor of",
+    "in favour of",
+    "took over",
+    "taken over",
+    "takes over",
+    "moved to",
+    "moved from",
+    "moved off",
+    "switch to",
+    "changed to",
+    "changed from",
+    "as of",
+    "now",
+    "switched",
+    "switching",
+    "migrated",
+    "migrating",
+    "replaced",
+    "replacing",
+    "renamed",
+    "deprecated",
+    "dropped",
+    "stopped",
+    "upgraded",
+    "downgraded",
+    "bumped",
+    "superseded",
+    "retired",
 )
 
 # A clause that talks about the past does not assert the present.
 PAST_MARKERS: tuple[str, ...] = (
-    "used to", "previously", "formerly", "originally", "before the", "back in",
-    "in the past", "years ago", "ago",
+    "used to",
+    "previously",
+    "formerly",
+    "originally",
+    "before the",
+    "back in",
+    "in the past",
+    "years ago",
+    "ago",
 )
 
 # The new text adds to the old one instead of replacing it.
@@ -81,17 +118,46 @@ QUALIFIER_CLASSES: tuple[frozenset[str], ...] = (
 # Abbreviations and spellings folded before stemming.
 ABBREVIATIONS = MappingProxyType(
     {
-        "prod": "production", "stg": "staging", "dev": "development", "devs": "developers",
-        "db": "database", "dbs": "databases", "repo": "repository", "repos": "repositories",
-        "e2e": "end-to-end", "k8s": "kubernetes", "env": "environment", "envs": "environments",
-        "configuration": "config", "configs": "config", "infra": "infrastructure",
-        "deps": "dependencies", "pr": "pull-request", "prs": "pull-requests",
-        "synchronous": "sync", "synchronously": "sync", "asynchronous": "async",
-        "asynchronously": "async", "automatically": "automatic", "manually": "manual",
-        "frontend": "frontend", "front-end": "frontend", "back-end": "backend",
-        "denied": "deny", "denies": "deny", "kept": "keep", "held": "hold", "ran": "run",
-        "went": "go", "gone": "go", "took": "take", "built": "build", "wrote": "write",
-        "written": "write", "allowlisted": "allowlist", "denylisted": "denylist",
+        "prod": "production",
+        "stg": "staging",
+        "dev": "development",
+        "devs": "developers",
+        "db": "database",
+        "dbs": "databases",
+        "repo": "repository",
+        "repos": "repositories",
+        "e2e": "end-to-end",
+        "k8s": "kubernetes",
+        "env": "environment",
+        "envs": "environments",
+        "configuration": "config",
+        "configs": "config",
+        "infra": "infrastructure",
+        "deps": "dependencies",
+        "pr": "pull-request",
+        "prs": "pull-requests",
+        "synchronous": "sync",
+        "synchronously": "sync",
+        "asynchronous": "async",
+        "asynchronously": "async",
+        "automatically": "automatic",
+        "manually": "manual",
+        "frontend": "frontend",
+        "front-end": "frontend",
+        "back-end": "backend",
+        "denied": "deny",
+        "denies": "deny",
+        "kept": "keep",
+        "held": "hold",
+        "ran": "run",
+        "went": "go",
+        "gone": "go",
+        "took": "take",
+        "built": "build",
+        "wrote": "write",
+        "written": "write",
+        "allowlisted": "allowlist",
+        "denylisted": "denylist",
     }
 )
 
@@ -144,10 +210,30 @@ ARTICLES = frozenset("the a an our your its their every each this that".split())
 # Numbers written as words.
 WORD_NUMBERS = MappingProxyType(
     {
-        "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-        "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-        "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-        "ninety": 90, "hundred": 100, "a": 1, "an": 1, "single": 1,
+        "zero": 0,
+        "one": 1,
+        "two": 2,
+        "three": 3,
+        "four": 4,
+        "five": 5,
+        "six": 6,
+        "seven": 7,
+        "eight": 8,
+        "nine": 9,
+        "ten": 10,
+        "eleven": 11,
+        "twelve": 12,
+        "fifteen": 15,
+        "twenty": 20,
+        "thirty": 30,
+        "forty": 40,
+        "fifty": 50,
+        "sixty": 60,
+        "ninety": 90,
+        "hundred": 100,
+        "a": 1,
+        "an": 1,
+        "single": 1,
     }
 )
 
@@ -182,12 +268,29 @@ UNITS = MappingProxyType(
 VERSION_SUFFIXES = frozenset({"lts", "beta", "alpha", "rc", "esr", "and", "or"})
 
 # Words whose presence in a clause makes a bare 2-5 digit number a port.
-PORT_CUES = frozenset({"port", "ports", "listen", "listens", "listening", "expose", "exposes",
-                       "exposed", "serve", "serves", "served", "localhost", "bind", "binds"})
+PORT_CUES = frozenset(
+    {
+        "port",
+        "ports",
+        "listen",
+        "listens",
+        "listening",
+        "expose",
+        "exposes",
+        "exposed",
+        "serve",
+        "serves",
+        "served",
+        "localhost",
+        "bind",
+        "binds",
+    }
+)
 
 # Prepositions that introduce a year ("in 2021").
-YEAR_PREPOSITIONS = frozenset({"in", "since", "until", "by", "of", "from", "during", "early",
-                               "late", "mid"})
+YEAR_PREPOSITIONS = frozenset(
+    {"in", "since", "until", "by", "of", "from", "during", "early", "late", "mid"}
+)
 
 # After a duration, these make it an offset from another event, not a span.
 OFFSET_WORDS = frozenset({"before", "after", "earlier", "later", "ahead", "prior", "early", "late"})
@@ -199,8 +302,21 @@ IRREGULAR_PARTICIPLES = frozenset(
 
 # The member of an antonym pair that reads as a negation ("disabled" ~ "not enabled").
 NEGATIVE_MEMBERS = frozenset(
-    {"disable", "deny", "forbid", "reject", "off", "closed", "exclude", "denylist", "blacklist",
-     "unencrypted", "hidden", "opt-out", "decrease"}
+    {
+        "disable",
+        "deny",
+        "forbid",
+        "reject",
+        "off",
+        "closed",
+        "exclude",
+        "denylist",
+        "blacklist",
+        "unencrypted",
+        "hidden",
+        "opt-out",
+        "decrease",
+    }
 )
 
 # When the statement was made ("last sprint", "yesterday"), not what it is about: never subject

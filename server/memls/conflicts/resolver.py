@@ -24,21 +24,23 @@ def detail(verdict: Verdict, newer: sqlite3.Row, older: sqlite3.Row) -> dict[str
     return {
         "newer": newer["id"],
         "older": older["id"],
-        "signals": [{"kind": s.kind, "weight": s.weight, "triggers": list(s.triggers)}
-                    for s in verdict.signals],
+        "signals": [
+            {"kind": s.kind, "weight": s.weight, "triggers": list(s.triggers)}
+            for s in verdict.signals
+        ],
         "similarity": verdict.similarity,
         "similaritySource": verdict.similarity_source,
         "proposal": "supersede" if proposes_supersede(verdict, newer, older) else None,
     }
 
 
-def record(conflicts: Conflicts, newer: sqlite3.Row, older: sqlite3.Row, verdict: Verdict,
-           at: str) -> bool:
+def record(
+    conflicts: Conflicts, newer: sqlite3.Row, older: sqlite3.Row, verdict: Verdict, at: str
+) -> bool:
     """Write the pair of edges unless the pair is known or dismissed; True when written."""
     if conflicts.exists(newer["id"], older["id"]):
         return False
     if conflicts.is_dismissed(newer["canonical_hash"], older["canonical_hash"]):
         return False
-    conflicts.add(newer["id"], older["id"], verdict.confidence, detail(verdict, newer, older),
-                  at)
+    conflicts.add(newer["id"], older["id"], verdict.confidence, detail(verdict, newer, older), at)
     return True

@@ -269,8 +269,13 @@ def _antonyms(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
     hits = set()
     for x, y in ANTONYMS:
         for p, q in ((x, y), (y, x)):
-            if p in cn.switches and q in ce.switches and q not in cn.switches \
-                    and p not in ce.switches and not (p in cn.scoped and q in ce.scoped):
+            if (
+                p in cn.switches
+                and q in ce.switches
+                and q not in cn.switches
+                and p not in ce.switches
+                and not (p in cn.scoped and q in ce.scoped)
+            ):
                 hits.add((p, q))
     return hits
 
@@ -329,7 +334,10 @@ def _value_change(
 
 
 def _choice_change(
-    cn: Clause, ce: Clause, a: Analysis, b: Analysis,
+    cn: Clause,
+    ce: Clause,
+    a: Analysis,
+    b: Analysis,
     names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
 ) -> list[str]:
     """One slot holds another filler: 'use yarn' / 'use pnpm', 'Alice owns' / 'Bob now owns'.
@@ -366,8 +374,10 @@ def _choice_change(
         return []
     if any("/" in cn.surface[k] for k in fill_n) or any("/" in ce.surface[k] for k in fill_e):
         return []  # links and paths are references, not fillers
-    long = max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS or max(
-        len(a.keys), len(b.keys)) > SHORT_TEXT_KEYS
+    long = (
+        max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS
+        or max(len(a.keys), len(b.keys)) > SHORT_TEXT_KEYS
+    )
     if long and not (set(fill_n) & names[0] and set(fill_e) & names[1]):
         return []  # in a long sentence only named things are alternatives for a slot
     return [cn.surface[k] for k in fill_n] + [ce.surface[k] for k in fill_e]
@@ -398,9 +408,13 @@ def _named_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
     rest = (words_n - shared - only_n) | (words_e - shared - only_e)
     if len(rest) > NAMED_SWAP_REST:
         return []  # more differs than the named things: another statement, not another choice
-    if frames.hedged(new) or frames.hedged(existing) or frames.additive(new) \
-            or frames.additive(existing) \
-            or any(c.past for text in (new, existing) for c in analyze(text).clauses):
+    if (
+        frames.hedged(new)
+        or frames.hedged(existing)
+        or frames.additive(new)
+        or frames.additive(existing)
+        or any(c.past for text in (new, existing) for c in analyze(text).clauses)
+    ):
         return []
     if _modified_apart(frames.tokens(new), frames.tokens(existing), shared, names):
         return []
@@ -408,14 +422,20 @@ def _named_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
 
 
 def _modified_apart(
-    tn: tuple[str, ...], te: tuple[str, ...], shared: frozenset[str],
+    tn: tuple[str, ...],
+    te: tuple[str, ...],
+    shared: frozenset[str],
     names: tuple[frozenset[str], frozenset[str]],
 ) -> bool:
     """A shared word with different modifiers on each side ("runtime secrets" / "secrets for
     CI ... GitHub Actions secrets"): two subjects."""
+
     def before(seq: tuple[str, ...], word: str) -> set[str]:
-        return {seq[i - 1] for i, w in enumerate(seq) if w == word and i > 0
-                and seq[i - 1] and seq[i - 1] not in GENERIC_STEMS}
+        return {
+            seq[i - 1]
+            for i, w in enumerate(seq)
+            if w == word and i > 0 and seq[i - 1] and seq[i - 1] not in GENERIC_STEMS
+        }
 
     for word in shared:
         pn, pe = before(tn, word), before(te, word)
@@ -428,8 +448,12 @@ def _preference_swap(new: str, existing: str) -> list[str]:
     """'A over B' against 'B over A' (order-sensitive preferences)."""
     for pa, pb, phrase_n in frames.preferences(new):
         for qa, qb, phrase_e in frames.preferences(existing):
-            if _overlap(pa, qb) >= 0.5 and _overlap(pb, qa) >= 0.5 \
-                    and _overlap(pa, qa) < 0.5 and _overlap(pb, qb) < 0.5:
+            if (
+                _overlap(pa, qb) >= 0.5
+                and _overlap(pb, qa) >= 0.5
+                and _overlap(pa, qa) < 0.5
+                and _overlap(pb, qb) < 0.5
+            ):
                 return [phrase_n, phrase_e]
     return []
 
@@ -439,7 +463,10 @@ def _present(b: Analysis) -> frozenset[str]:
 
 
 def _change_frame(
-    new: str, existing: str, a: Analysis, b: Analysis,
+    new: str,
+    existing: str,
+    a: Analysis,
+    b: Analysis,
     names: tuple[frozenset[str], frozenset[str]],
 ) -> tuple[Signal | None, bool]:
     """The new text's change-of-state frame, aligned with what the existing text states:
@@ -460,8 +487,10 @@ def _change_frame(
             if not named and len(old_keys) > SHORT_TEXT_KEYS:
                 continue  # common words replaced, against a paragraph: too loose to align
             if _share(key, stated) < FRAME_MIN_SHARE or not all(
-                    w in stated for w in key | change.old
-                    if frames.identifier(w) and (w in key or w[:1].isdigit())):
+                w in stated
+                for w in key | change.old
+                if frames.identifier(w) and (w in key or w[:1].isdigit())
+            ):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
             scope = change.scope
             if len(scope) > 1 and scope[-1] in stated and not set(scope) <= stated:
@@ -473,8 +502,11 @@ def _change_frame(
         if change.kind in ("rewrite", "adopt") and change.new:
             if not (change.subject - GENERIC_STEMS) & old_keys or len(old_keys) > SHORT_TEXT_KEYS:
                 continue  # only a short statement on the same subject names the old filler
-            others = frozenset(w for w in names[1] - names[0] - change.subject - change.new
-                               if len(w) > 1 and w[:1].isalpha())
+            others = frozenset(
+                w
+                for w in names[1] - names[0] - change.subject - change.new
+                if len(w) > 1 and w[:1].isalpha()
+            )
             if others:
                 return _strong([change.marker, *sorted(others)[:3]]), _related(change, old_keys)
     said = frames.words(new) | names[0]
@@ -506,8 +538,9 @@ def _restated(part: frozenset[str], named: frozenset[str], whole: frozenset[str]
 
 
 def _strong(triggers: list[str]) -> Signal:
-    return Signal(kind="temporal_override", weight=SIGNAL_WEIGHTS["temporal_override"],
-                  triggers=triggers)
+    return Signal(
+        kind="temporal_override", weight=SIGNAL_WEIGHTS["temporal_override"], triggers=triggers
+    )
 
 
 def _share(part: frozenset[str], whole: frozenset[str]) -> float:
@@ -516,11 +549,31 @@ def _share(part: frozenset[str], whole: frozenset[str]) -> float:
 
 #: Nouns after a name that make it name an instance ("the Kavon service", "the data team"):
 #: two such names are two subjects, not two fillers of one slot.
-_INSTANCE_KINDS = frozenset(stem(w) for w in (
-    "service", "services", "team", "teams", "repo", "repository", "project", "app",
-    "application", "module", "component", "cluster", "bucket", "microservice", "squad",
-    "namespace", "environment", "tenant", "region", "site",
-))
+_INSTANCE_KINDS = frozenset(
+    stem(w)
+    for w in (
+        "service",
+        "services",
+        "team",
+        "teams",
+        "repo",
+        "repository",
+        "project",
+        "app",
+        "application",
+        "module",
+        "component",
+        "cluster",
+        "bucket",
+        "microservice",
+        "squad",
+        "namespace",
+        "environment",
+        "tenant",
+        "region",
+        "site",
+    )
+)
 
 
 def _values_rule_out_a_swap(cn: Clause, ce: Clause) -> bool:
@@ -545,15 +598,19 @@ def _slot(keys: tuple[str, ...], part: list[str]) -> tuple[str | None, str | Non
 def _aligned(x: tuple[str | None, str | None], y: tuple[str | None, str | None]) -> bool:
     """Same left or same right frame word; or both runs at an edge of their clause
     ("Kenji is the on-call lead" / "the on-call lead is Dana")."""
-    return (x[0] is not None and x[0] == y[0]) or (x[1] is not None and x[1] == y[1]) or (
-        None in x and None in y
+    return (
+        (x[0] is not None and x[0] == y[0])
+        or (x[1] is not None and x[1] == y[1])
+        or (None in x and None in y)
     )
 
 
 # ------------------------------------------------------------------ temporal override
 
-_MOVE = r"(?:switched|switching|migrated|migrating|moved|changed|took over|taken over|" \
-        r"upgraded|downgraded)"
+_MOVE = (
+    r"(?:switched|switching|migrated|migrating|moved|changed|took over|taken over|"
+    r"upgraded|downgraded)"
+)
 _OLD_END = re.compile(
     r" (?:since|for|in|on|at|because|when|after|before|during|with|to|from|by|as|last|"
     r"years?|months?|weeks?)\b.*$"
@@ -622,6 +679,8 @@ def _other_scope(cn: Clause, ce: Clause, replaced: frozenset[str]) -> bool:
     if not replaced & set(ce.keys):
         return False
     rest_n, rest_e = set(cn.keys) - replaced, set(ce.keys) - replaced
-    return bool(rest_n & rest_e) and bool(rest_n - rest_e - cn.predicates) and bool(
-        rest_e - rest_n - ce.predicates
+    return (
+        bool(rest_n & rest_e)
+        and bool(rest_n - rest_e - cn.predicates)
+        and bool(rest_e - rest_n - ce.predicates)
     )

@@ -6,7 +6,6 @@ Nothing here keeps state between calls; every function maps its input to a fresh
 from __future__ import annotations
 
 import functools
-
 import re
 import unicodedata
 from typing import NamedTuple
@@ -14,8 +13,8 @@ from typing import NamedTuple
 from memls.conflicts import lexicon as lx
 
 _CLAUSE_BREAK = re.compile(
-    r"[.;!?]+(?=\s|$)"                       # sentence ends (not the dot in 3.12 or a.yaml)
-    r"|[()]"                                   # parentheticals
+    r"[.;!?]+(?=\s|$)"  # sentence ends (not the dot in 3.12 or a.yaml)
+    r"|[()]"  # parentheticals
     r"|\s(?:and|but|while|whereas|although|so)\s"
     r"|,\s*(?=(?:not|but|so|while|which|who|though)\b)"  # ", not npm" / ", who took over"
 )
@@ -206,8 +205,13 @@ def _clause(part: str) -> Clause:
                 surface.setdefault(w, w)
             continue
         if (
-            i in marker_at or i in value_at or i in time_at or w in lx.STOPWORDS
-            or w in lx.NEGATORS or w.endswith("n't") or w == lx.WEAK_NEGATOR
+            i in marker_at
+            or i in value_at
+            or i in time_at
+            or w in lx.STOPWORDS
+            or w in lx.NEGATORS
+            or w.endswith("n't")
+            or w == lx.WEAK_NEGATOR
         ):
             continue
         surface.setdefault(s, w)
@@ -255,9 +259,12 @@ def _is_switch(words: list[str], i: int) -> bool:
 
 def _is_content(word: str, s: str) -> bool:
     return (
-        word.isalpha() and word not in lx.STOPWORDS
-        and s not in GENERIC_STEMS and word not in lx.NEGATORS
-        and word not in lx.UNITS and word not in lx.WORD_NUMBERS
+        word.isalpha()
+        and word not in lx.STOPWORDS
+        and s not in GENERIC_STEMS
+        and word not in lx.NEGATORS
+        and word not in lx.UNITS
+        and word not in lx.WORD_NUMBERS
         and not any(word == p[0] for p in _UPDATE)
     )
 
@@ -363,8 +370,12 @@ def _count_units(words: list[str], stems: list[str], i: int) -> frozenset[str]:
 def _anchor(words: list[str], stems: list[str], i: int) -> str | None:
     """The product a version belongs to: the nearest content word before it ("Python 3.12",
     "iOS version is 16"). None when the version comes first and names a thing ("the v2 API")."""
-    if i > 0 and words[i - 1].isalpha() and words[i - 1] not in lx.STOPWORDS \
-            and words[i - 1] not in ("version", "v"):
+    if (
+        i > 0
+        and words[i - 1].isalpha()
+        and words[i - 1] not in lx.STOPWORDS
+        and words[i - 1] not in ("version", "v")
+    ):
         return stems[i - 1]  # right before the number: the product, even "Go 1.22"
     for j in range(i - 1, max(-1, i - 5), -1):
         if words[j] in ("version", "v", "to", "is", "are", "on", "at"):

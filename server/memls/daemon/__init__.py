@@ -12,6 +12,13 @@ from memls.daemon.handle import LocalEngine, open_engine, reconnect
 from memls.daemon.owner import SOCKET_NAME, OwnerServer, socket_path
 
 __all__ = [
-    "SOCKET_NAME", "LocalEngine", "OwnerExited", "OwnerServer", "OwnerUnavailable",
-    "RemoteEngine", "open_engine", "reconnect", "socket_path",
+    "SOCKET_NAME",
+    "LocalEngine",
+    "OwnerExited",
+    "OwnerServer",
+    "OwnerUnavailable",
+    "RemoteEngine",
+    "open_engine",
+    "reconnect",
+    "socket_path",
 ]

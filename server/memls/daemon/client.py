@@ -29,8 +29,8 @@ from typing import Any
 import msgspec
 
 from memls import __version__, protocol
-from memls.errors import InvalidInput, MemlsError, NotFound, Refused, StoreError
 from memls.daemon.owner import socket_path, unix_address
+from memls.errors import InvalidInput, MemlsError, NotFound, Refused, StoreError
 
 log = logging.getLogger("memls.daemon")
 
@@ -120,15 +120,15 @@ class RemoteEngine:
         self.subscribed_projects: frozenset[str] | None = None  # None: every project
         self._notes: queue.Queue[tuple[str, Any] | None] = queue.Queue()
         self._notifier: threading.Thread | None = None
-        self._reader = threading.Thread(target=self._read_loop, name="memls-remote-in",
-                                        daemon=True)
+        self._reader = threading.Thread(target=self._read_loop, name="memls-remote-in", daemon=True)
         self._reader.start()
 
     # -------------------------------------------------------- connecting
 
     @classmethod
-    def connect(cls, directory: str | os.PathLike, *, front: str = "api",
-                timeout: float = 10.0) -> RemoteEngine:
+    def connect(
+        cls, directory: str | os.PathLike, *, front: str = "api", timeout: float = 10.0
+    ) -> RemoteEngine:
         """Connect to the owner of `directory` and shake hands; OwnerUnavailable when nobody
         answers (no socket, connection refused, or no hello within `timeout`)."""
         directory = Path(directory)
@@ -143,12 +143,16 @@ class RemoteEngine:
             sock.settimeout(None)
         except OSError as exc:
             sock.close()
-            raise OwnerUnavailable(f"the owner socket {path} refuses connections "
-                                   f"({exc.strerror or exc})") from None
+            raise OwnerUnavailable(
+                f"the owner socket {path} refuses connections ({exc.strerror or exc})"
+            ) from None
         engine = cls(sock, directory, front=front)
         try:
-            hello = engine._request("$/hello", {"front": front, "version": __version__,
-                                                "pid": os.getpid()}, timeout=timeout)
+            hello = engine._request(
+                "$/hello",
+                {"front": front, "version": __version__, "pid": os.getpid()},
+                timeout=timeout,
+            )
         except (MemlsError, TimeoutError) as exc:
             engine.close()
             raise OwnerUnavailable(f"the owner socket {path} did not answer ({exc})") from None
@@ -157,8 +161,12 @@ class RemoteEngine:
         engine.owner_front = hello.get("front")
         engine.vectors_enabled = bool(hello.get("vectors"))
         if engine.owner_version != __version__:
-            log.warning("memls: the owner (pid %s) runs memls %s, this process %s",
-                        engine.owner_pid, engine.owner_version, __version__)
+            log.warning(
+                "memls: the owner (pid %s) runs memls %s, this process %s",
+                engine.owner_pid,
+                engine.owner_version,
+                __version__,
+            )
         return engine
 
     # -------------------------------------------------------- requests
@@ -240,8 +248,9 @@ class RemoteEngine:
             pending, self._pending = self._pending, {}
             closing = self._closing
         for slot in pending.values():
-            slot.failure = self._dead + ("" if closing else
-                                         " — the outcome of the request in flight is unknown")
+            slot.failure = self._dead + (
+                "" if closing else " — the outcome of the request in flight is unknown"
+            )
             slot.done.set()
         try:
             self._sock.shutdown(socket.SHUT_RDWR)
@@ -253,7 +262,7 @@ class RemoteEngine:
             for callback in list(self.on_close):
                 try:
                     callback(error)
-                except Exception:  # noqa: BLE001 - a front's failure is not ours
+                except Exception:
                     log.exception("memls: on_close callback failed")
 
     # -------------------------------------------------------- notifications
@@ -266,8 +275,9 @@ class RemoteEngine:
             return
         with self._lock:
             if self._notifier is None:
-                self._notifier = threading.Thread(target=self._notify_loop,
-                                                  name="memls-remote-notify", daemon=True)
+                self._notifier = threading.Thread(
+                    target=self._notify_loop, name="memls-remote-notify", daemon=True
+                )
                 self._notifier.start()
         self._request("$/subscribe", None if scope is None else {"projects": sorted(scope)})
         self._subscribed, self.subscribed_projects = True, scope
@@ -291,7 +301,7 @@ class RemoteEngine:
             for listener in list(self.listeners):
                 try:
                     listener(method, payload)
-                except Exception:  # noqa: BLE001 - same contract as Engine._notify
+                except Exception:
                     log.exception("memls: listener failed for %s", method)
 
     # -------------------------------------------------------- not in METHODS
@@ -304,8 +314,9 @@ class RemoteEngine:
         return iter(self._request("memory/export", {"project": project})["lines"])
 
     def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
-        return dict(self._request("memory/import",
-                                  {"project": project, "lines": list(lines)})["imported"])
+        return dict(
+            self._request("memory/import", {"project": project, "lines": list(lines)})["imported"]
+        )
 
     # -------------------------------------------------------- life cycle
 
@@ -339,8 +350,9 @@ class RemoteEngine:
 def _remote_method(wire: str, spec: protocol.Method) -> Callable[..., Any]:
     def call(self: RemoteEngine, params: Any) -> Any:
         if not isinstance(params, spec.params):
-            raise InvalidInput(f"{spec.engine} takes a {spec.params.__name__}, "
-                               f"not {type(params).__name__}")
+            raise InvalidInput(
+                f"{spec.engine} takes a {spec.params.__name__}, not {type(params).__name__}"
+            )
         result = self._request(wire, protocol.to_wire(params))
         return msgspec.convert(result, spec.result)
 

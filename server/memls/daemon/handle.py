@@ -39,8 +39,7 @@ from memls.errors import StoreError
 from memls.index import integrity
 from memls.ownership import LOCK_NAME, OwnerLock
 
-__all__ = ["EngineHandle", "LocalEngine", "OwnerExited", "RemoteEngine", "open_engine",
-           "reconnect"]
+__all__ = ["EngineHandle", "LocalEngine", "OwnerExited", "RemoteEngine", "open_engine", "reconnect"]
 
 
 class EngineHandle(Protocol):
@@ -89,6 +88,7 @@ class EngineHandle(Protocol):
     def doctor(self, params: protocol.DoctorParams) -> protocol.DoctorResult: ...
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult: ...
     def health(self, params: protocol.HealthParams) -> protocol.HealthResult: ...
+
 
 RETRY_SLEEP = 0.05
 
@@ -175,8 +175,13 @@ def open_engine(
     `engine_kw` (vectors, clock, models, retrieval) apply only when this process owns the store.
     """
     path = ensure_private_dir(data_dir(directory))
-    args = {"directory": path, "front": front, "serve": serve, "wait_seconds": wait_seconds,
-            **engine_kw}
+    args = {
+        "directory": path,
+        "front": front,
+        "serve": serve,
+        "wait_seconds": wait_seconds,
+        **engine_kw,
+    }
     deadline = time.monotonic() + wait_seconds
     why = "no owner socket"
     while True:
@@ -196,7 +201,8 @@ def open_engine(
             return cast(EngineHandle, local)
         try:
             remote = RemoteEngine.connect(
-                path, front=front, timeout=max(1.0, min(10.0, deadline - time.monotonic())))
+                path, front=front, timeout=max(1.0, min(10.0, deadline - time.monotonic()))
+            )
         except OwnerUnavailable as exc:
             why = exc.message
         else:
@@ -219,8 +225,7 @@ def reconnect(old: EngineHandle, **overrides: Any) -> EngineHandle:
     was opened with serve=True); otherwise it connects to whoever owns it now. Listeners and
     on_close callbacks move to the new handle.
     """
-    args = dict(getattr(old, "open_args", None) or {"directory": old.directory,
-                                                    "front": old.front})
+    args = dict(getattr(old, "open_args", None) or {"directory": old.directory, "front": old.front})
     args.update(overrides)
     listeners = list(old.listeners)
     on_close = list(getattr(old, "on_close", []))

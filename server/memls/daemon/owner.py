@@ -73,8 +73,9 @@ def unix_address(path: Path) -> Iterator[str]:
         yield str(path)
         return
     if not hasattr(os, "O_PATH") or not Path("/proc/self/fd").is_dir():
-        raise StoreError(f"the socket path {path} is too long for this system; "
-                         "use a shorter --data-dir")
+        raise StoreError(
+            f"the socket path {path} is too long for this system; use a shorter --data-dir"
+        )
     fd = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)
     try:
         yield f"/proc/self/fd/{fd}/{path.name}"
@@ -132,10 +133,12 @@ class _Connection:
         self.front: str | None = None
         self.closed = threading.Event()
         self._out: queue.Queue[bytes | None] = queue.Queue(maxsize=OUTBOX_LIMIT)
-        self._reader = threading.Thread(target=self._read_loop, name=f"memls-owner-{self.name}-in",
-                                        daemon=True)
-        self._writer = threading.Thread(target=self._write_loop,
-                                        name=f"memls-owner-{self.name}-out", daemon=True)
+        self._reader = threading.Thread(
+            target=self._read_loop, name=f"memls-owner-{self.name}-in", daemon=True
+        )
+        self._writer = threading.Thread(
+            target=self._write_loop, name=f"memls-owner-{self.name}-out", daemon=True
+        )
 
     def start(self) -> None:
         self._writer.start()
@@ -181,10 +184,19 @@ class _Connection:
                 if not line:
                     return
                 if len(line) > limit:  # refused before it is read whole: skip to its end
-                    self.send({"id": None, "error": {
-                        "kind": "invalid_params", "field": None, "limit": "max_frame_bytes",
-                        "message": f"a line over the limit max_frame_bytes = {limit} bytes; "
-                                   "it was not read"}})
+                    self.send(
+                        {
+                            "id": None,
+                            "error": {
+                                "kind": "invalid_params",
+                                "field": None,
+                                "limit": "max_frame_bytes",
+                                "message": "a line over the limit max_frame_bytes = "
+                                f"{limit} bytes; "
+                                "it was not read",
+                            },
+                        }
+                    )
                     while line and not line.endswith(b"\n"):
                         line = reader.readline(64 * 1024)
                     continue
@@ -199,21 +211,33 @@ class _Connection:
         try:
             message = msgspec.json.decode(line)
         except (msgspec.DecodeError, RecursionError) as exc:
-            why = ("nested too deep" if isinstance(exc, RecursionError)
-                   else str(exc))
-            self.send({"id": None, "error": {"kind": "parse_error",
-                                             "message": f"not a JSON line: {why}",
-                                             "field": None}})
+            why = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
+            self.send(
+                {
+                    "id": None,
+                    "error": {
+                        "kind": "parse_error",
+                        "message": f"not a JSON line: {why}",
+                        "field": None,
+                    },
+                }
+            )
             return
         request_id = message.get("id") if isinstance(message, dict) else None
         method = message.get("method") if isinstance(message, dict) else None
-        if not isinstance(method, str) or (request_id is not None
-                                           and not isinstance(request_id, (int, str))):
-            self.send({"id": request_id if isinstance(request_id, (int, str)) else None,
-                       "error": {"kind": "invalid_request",
-                                 "message": "expected {\"id\": n, \"method\": name, "
-                                            "\"params\": {...}}",
-                                 "field": None}})
+        if not isinstance(method, str) or (
+            request_id is not None and not isinstance(request_id, (int, str))
+        ):
+            self.send(
+                {
+                    "id": request_id if isinstance(request_id, (int, str)) else None,
+                    "error": {
+                        "kind": "invalid_request",
+                        "message": 'expected {"id": n, "method": name, "params": {...}}',
+                        "field": None,
+                    },
+                }
+            )
             return
         params = message.get("params")
         if method in ("$/subscribe", "$/unsubscribe"):
@@ -242,7 +266,7 @@ class _Connection:
     def _reply(self, request_id: Any, method: str, params: Any) -> None:
         try:
             result = self.server.dispatch(method, params, self)
-        except BaseException as exc:  # noqa: BLE001 - every failure becomes an error reply
+        except BaseException as exc:
             if not isinstance(exc, MemlsError):
                 log.exception("memls owner: %s failed", method)
             if request_id is not None:
@@ -276,8 +300,9 @@ class _Connection:
 class OwnerServer:
     """Serves an engine on <data dir>/memls.sock. Start it only while holding the owner lock."""
 
-    def __init__(self, engine: Any, directory: str | os.PathLike | None = None, *,
-                 workers: int = 8) -> None:
+    def __init__(
+        self, engine: Any, directory: str | os.PathLike | None = None, *, workers: int = 8
+    ) -> None:
         self.engine = engine
         self.directory = Path(directory if directory is not None else engine.directory)
         self.path = socket_path(self.directory)
@@ -293,9 +318,11 @@ class OwnerServer:
         self._handlers: dict[str, Callable[[Any], Any]] = {
             "$/flush": lambda p: protocol.FlushResult(flushed=bool(self.engine.flush(p.timeout))),
             "memory/export": lambda p: protocol.ExportResult(
-                lines=list(self.engine.export(p.project))),
+                lines=list(self.engine.export(p.project))
+            ),
             "memory/import": lambda p: protocol.ImportResult(
-                imported=self.engine.import_(p.project, p.lines)),
+                imported=self.engine.import_(p.project, p.lines)
+            ),
         }
 
     @property
@@ -323,11 +350,13 @@ class OwnerServer:
             temp.unlink(missing_ok=True)
             raise StoreError(f"cannot serve {self.path}: {exc.strerror or exc}") from None
         self._listener = listener
-        self._pool = ThreadPoolExecutor(max_workers=self.workers,
-                                        thread_name_prefix="memls-owner-call")
+        self._pool = ThreadPoolExecutor(
+            max_workers=self.workers, thread_name_prefix="memls-owner-call"
+        )
         self.engine.listeners.append(self._forward)
-        self._accept_thread = threading.Thread(target=self._accept_loop, name="memls-owner",
-                                               daemon=True)
+        self._accept_thread = threading.Thread(
+            target=self._accept_loop, name="memls-owner", daemon=True
+        )
         self._accept_thread.start()
         log.info("memls owner: serving %s (pid %d)", self.path, os.getpid())
         return self
@@ -389,7 +418,7 @@ class OwnerServer:
                     conn = _Connection(self, sock, self._count)
                     self._conns.add(conn)
                 conn.start()
-            except Exception:  # noqa: BLE001 - the server outlives any one client
+            except Exception:
                 log.exception("memls owner: could not start a client")
                 sock.close()
 
@@ -401,8 +430,11 @@ class OwnerServer:
         """An engine listener: pass notifications to every subscribed client."""
         project = getattr(payload, "project", None)
         with self._conns_lock:
-            targets = [c for c in self._conns if c.subscribed
-                       and (c.projects is None or project in c.projects)]
+            targets = [
+                c
+                for c in self._conns
+                if c.subscribed and (c.projects is None or project in c.projects)
+            ]
         if not targets:
             return
         line = msgspec.json.encode({"method": method, "params": protocol.to_wire(payload)}) + b"\n"
@@ -416,11 +448,21 @@ class OwnerServer:
             if conn is not None and hello.front:
                 conn.front = hello.front
             if hello.version and hello.version != __version__:
-                log.warning("memls owner: client %s runs memls %s, this owner %s",
-                            hello.pid, hello.version, __version__)
-            return protocol.to_wire(protocol.HelloResult(
-                pid=os.getpid(), version=__version__, data_dir=str(self.directory),
-                front=self.engine.front, vectors=bool(self.engine.vectors_enabled)))
+                log.warning(
+                    "memls owner: client %s runs memls %s, this owner %s",
+                    hello.pid,
+                    hello.version,
+                    __version__,
+                )
+            return protocol.to_wire(
+                protocol.HelloResult(
+                    pid=os.getpid(),
+                    version=__version__,
+                    data_dir=str(self.directory),
+                    front=self.engine.front,
+                    vectors=bool(self.engine.vectors_enabled),
+                )
+            )
         spec = protocol.METHODS.get(method)
         if spec is not None:
             parsed: Any = protocol.parse(spec.params, params)

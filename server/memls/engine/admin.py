@@ -19,15 +19,23 @@ class Admin(ConflictOps):
 
         degraded = self.degraded()
         return protocol.HealthResult(
-            ok=not degraded, version=__version__, data_dir=str(self.directory),
-            schema_version=self.storage.version, vectors=self.vectors_enabled,
-            models=self._model_states(), degraded=degraded, index_pending=self.indexer.pending())
+            ok=not degraded,
+            version=__version__,
+            data_dir=str(self.directory),
+            schema_version=self.storage.version,
+            vectors=self.vectors_enabled,
+            models=self._model_states(),
+            degraded=degraded,
+            index_pending=self.indexer.pending(),
+        )
 
     def _model_states(self) -> dict[str, Any]:
         if self.models is None:
             return {}
-        return {s.name: protocol.to_wire(s) for s in (
-            self.models.embedder.status(), self.models.reranker.status())}
+        return {
+            s.name: protocol.to_wire(s)
+            for s in (self.models.embedder.status(), self.models.reranker.status())
+        }
 
     def reindex(self, params: protocol.ReindexParams) -> protocol.ReindexResult:
         """Rebuild the project's Chroma collection from SQLite."""
@@ -40,8 +48,9 @@ class Admin(ConflictOps):
             tx.outbox.clear()
             queued = tx.outbox.enqueue_all(self.clock())
         self._kick()
-        return protocol.ReindexResult(project=project, queued=queued,
-                                      indexed=self.worker.flush(timeout=3600))
+        return protocol.ReindexResult(
+            project=project, queued=queued, indexed=self.worker.flush(timeout=3600)
+        )
 
     def doctor(self, params: protocol.DoctorParams) -> protocol.DoctorResult:
         """Compare SQLite and Chroma for the project, and report the models' state."""
@@ -65,38 +74,60 @@ class Admin(ConflictOps):
             missing = sorted(i for i in expected if i not in in_chroma and i not in pending_ids)
             extra = sorted(i for i in in_chroma if i not in expected and i not in pending_ids)
             stale = sorted(
-                i for i, meta in expected.items()
-                if i in in_chroma and i not in pending_ids
-                and any(in_chroma[i].get(k) != v for k, v in meta.items()))
-            for label, ids in (("missing from", missing), ("extra in", extra),
-                               ("out of date in", stale)):
+                i
+                for i, meta in expected.items()
+                if i in in_chroma
+                and i not in pending_ids
+                and any(in_chroma[i].get(k) != v for k, v in meta.items())
+            )
+            for label, ids in (
+                ("missing from", missing),
+                ("extra in", extra),
+                ("out of date in", stale),
+            ):
                 if ids:
-                    problems.append(f"{len(ids)} memories {label} the vector index "
-                                    "(run memls reindex)")
+                    problems.append(
+                        f"{len(ids)} memories {label} the vector index (run memls reindex)"
+                    )
         return protocol.DoctorResult(
-            project=project, ok=not problems, problems=problems, models=self._model_states(),
-            memories=len(rows), indexed=indexed, pending=len(pending_ids), missing=missing,
-            extra=extra, stale=stale)
+            project=project,
+            ok=not problems,
+            problems=problems,
+            models=self._model_states(),
+            memories=len(rows),
+            indexed=indexed,
+            pending=len(pending_ids),
+            missing=missing,
+            extra=extra,
+            stale=stale,
+        )
 
     def maintain(self, params: protocol.MaintainParams) -> protocol.MaintainResult:
         """Expire what is due; the indexer drops what went and the fronts hear of it."""
         project = project_key(params.project)
-        result = maintenance.run(self.storage, project, now=self.clock(), front=self.front,
-                                 ttl_days=self.settings.ttl_days)
+        result = maintenance.run(
+            self.storage,
+            project,
+            now=self.clock(),
+            front=self.front,
+            ttl_days=self.settings.ttl_days,
+        )
         self._kick()
         self._changed(project, "maintain", result.expired)
         return result
 
     def dead_letters(self, params: protocol.MaintainParams) -> protocol.DeadLettersResult:
         project = project_key(params.project)
-        return protocol.DeadLettersResult(project=project,
-                                          failed=maintenance.open_letters(self.storage, project))
+        return protocol.DeadLettersResult(
+            project=project, failed=maintenance.open_letters(self.storage, project)
+        )
 
     def export(self, project: str | None) -> Iterator[dict[str, Any]]:
         return transfer.export(self.storage, project_key(project))
 
     def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
-        counts = transfer.import_lines(self.storage, project_key(project), lines,
-                                       now=self.clock(), front=self.front)
+        counts = transfer.import_lines(
+            self.storage, project_key(project), lines, now=self.clock(), front=self.front
+        )
         self._kick()
         return counts

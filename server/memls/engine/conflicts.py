@@ -39,43 +39,70 @@ class ConflictOps(Notes):
                     continue  # forgotten between the scoring and this transaction
                 if resolver.record(tx.conflicts, f.newer, f.older, f.verdict, now):
                     written.append(f)
-                    tx.audit("conflict_detected", f.newer["id"], now, older=f.older["id"],
-                             confidence=round(f.verdict.confidence, 4))
+                    tx.audit(
+                        "conflict_detected",
+                        f.newer["id"],
+                        now,
+                        older=f.older["id"],
+                        confidence=round(f.verdict.confidence, 4),
+                    )
         for f in written:
-            if (self.settings.auto_supersede
-                    and resolver.proposes_supersede(f.verdict, f.newer, f.older)):
+            if self.settings.auto_supersede and resolver.proposes_supersede(
+                f.verdict, f.newer, f.older
+            ):
                 try:
-                    self.resolve(protocol.ResolveParams(
-                        a=f.newer["id"], b=f.older["id"], action="supersede", project=project,
-                        note="auto_supersede"))
+                    self.resolve(
+                        protocol.ResolveParams(
+                            a=f.newer["id"],
+                            b=f.older["id"],
+                            action="supersede",
+                            project=project,
+                            note="auto_supersede",
+                        )
+                    )
                 except MemlsError as exc:
                     log.warning("auto supersede failed: %s", exc)
         if written:
             found = self.conflicts(protocol.ConflictsParams(project=project, id=row["id"]))
-            self._notify("memory/conflicts", protocol.ConflictsNotification(
-                project=project, id=row["id"], conflicts=found.conflicts))
+            self._notify(
+                "memory/conflicts",
+                protocol.ConflictsNotification(
+                    project=project, id=row["id"], conflicts=found.conflicts
+                ),
+            )
 
     @staticmethod
     def _conflict(tx: Tx, edge: sqlite3.Row) -> protocol.Conflict:
         detail = json.loads(edge["detail"])
-        newer, older = tx.records([tx.memories.existing(detail["newer"]),
-                                   tx.memories.existing(detail["older"])])
+        newer, older = tx.records(
+            [tx.memories.existing(detail["newer"]), tx.memories.existing(detail["older"])]
+        )
         return protocol.Conflict(
-            project=edge["project"], status=edge["status"], confidence=edge["confidence"],
-            similarity=detail["similarity"], similarity_source=detail["similaritySource"],
+            project=edge["project"],
+            status=edge["status"],
+            confidence=edge["confidence"],
+            similarity=detail["similarity"],
+            similarity_source=detail["similaritySource"],
             signals=[protocol.Signal(**s) for s in detail["signals"]],
-            newer=newer, older=older, detected_at=edge["created_at"],
-            proposal=detail.get("proposal"), closed_at=edge["closed_at"])
+            newer=newer,
+            older=older,
+            detected_at=edge["created_at"],
+            proposal=detail.get("proposal"),
+            closed_at=edge["closed_at"],
+        )
 
     def conflicts(self, params: protocol.ConflictsParams) -> protocol.ConflictsResult:
         """Detected contradictions of the project (one entry per pair)."""
         project = project_key(params.project)
         with self._read(project) as tx:
             edges = tx.conflicts.listed(
-                status=params.status, limit=params.limit,
-                memory_id=params.id.strip() if params.id is not None else None)
-            return protocol.ConflictsResult(project=project,
-                                            conflicts=[self._conflict(tx, e) for e in edges])
+                status=params.status,
+                limit=params.limit,
+                memory_id=params.id.strip() if params.id is not None else None,
+            )
+            return protocol.ConflictsResult(
+                project=project, conflicts=[self._conflict(tx, e) for e in edges]
+            )
 
     def resolve(self, params: protocol.ResolveParams) -> protocol.ResolveResult:
         """Dismiss (remembered by content), resolve, or supersede the older by the newer."""
@@ -90,16 +117,25 @@ class ConflictOps(Notes):
                 raise NotFound(f"no contradiction between {a['id']} and {b['id']}", field="b")
             detail = json.loads(edge["detail"])
             if params.action == "supersede":
-                self.supersede(protocol.SupersedeParams(old=detail["older"], by=detail["newer"],
-                                                        project=project))
+                self.supersede(
+                    protocol.SupersedeParams(
+                        old=detail["older"], by=detail["newer"], project=project
+                    )
+                )
             if params.action == "dismiss":
                 tx.conflicts.dismiss(a["canonical_hash"], b["canonical_hash"], now, note)
             status = "dismissed" if params.action == "dismiss" else "resolved"
             tx.conflicts.close(a["id"], b["id"], status, now)
-            tx.audit(f"conflict_{status}", detail["newer"], now, older=detail["older"],
-                     action=params.action)
-            conflict = self._conflict(tx, tx.conflicts.existing_pair(detail["newer"],
-                                                                     detail["older"]))
+            tx.audit(
+                f"conflict_{status}",
+                detail["newer"],
+                now,
+                older=detail["older"],
+                action=params.action,
+            )
+            conflict = self._conflict(
+                tx, tx.conflicts.existing_pair(detail["newer"], detail["older"])
+            )
         self._kick()
         self._changed(project, "resolve", [detail["newer"], detail["older"]])
         return protocol.ResolveResult(project=project, conflict=conflict)

@@ -35,9 +35,17 @@ Listener = Callable[[str, Any], None]
 class EngineCore:
     """Owns one data directory: its SQLite record, and (when attached) index and models."""
 
-    def __init__(self, db: Database, *, directory: Path, settings: Settings | None = None,
-                 front: str = "api", clock: Clock = timeutil.now, lock: OwnerLock | None = None,
-                 retrieval: RetrievalConfig | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        directory: Path,
+        settings: Settings | None = None,
+        front: str = "api",
+        clock: Clock = timeutil.now,
+        lock: OwnerLock | None = None,
+        retrieval: RetrievalConfig | None = None,
+    ) -> None:
         self.db = db
         self.storage = Store(db)
         self.directory = directory
@@ -185,8 +193,9 @@ class EngineCore:
         if row is None:
             gone = tx.forgetting.last(memory_id.strip())
             extra = f" (forgotten {gone['at']}, reason {gone['reason']})" if gone else ""
-            raise NotFound(f"no memory {memory_id.strip()} in project {tx.project!r}{extra}",
-                           field=field)
+            raise NotFound(
+                f"no memory {memory_id.strip()} in project {tx.project!r}{extra}", field=field
+            )
         return row
 
     def _memory(self, tx: Tx, memory_id: str) -> protocol.Memory:
@@ -202,8 +211,15 @@ class EngineCore:
             raise InvalidInput(f"longer than {MAX_TEXT} characters", field=field)
         return value
 
-    def visibility(self, project: str, *, valid_at: str | None, as_of: str | None,
-                   include_user: bool, types: Iterable[str] | None = None) -> Visibility:
+    def visibility(
+        self,
+        project: str,
+        *,
+        valid_at: str | None,
+        as_of: str | None,
+        include_user: bool,
+        types: Iterable[str] | None = None,
+    ) -> Visibility:
         projects = (project, USER_PROJECT) if include_user else (project,)
         return Visibility(
             projects=projects,
@@ -217,8 +233,9 @@ class EngineCore:
 
     def _changed(self, project: str, op: str, ids: list[str]) -> None:
         if ids:
-            self._notify("memory/changed",
-                         protocol.ChangedNotification(project=project, op=op, ids=ids))
+            self._notify(
+                "memory/changed", protocol.ChangedNotification(project=project, op=op, ids=ids)
+            )
 
     def _notify(self, method: str, payload: Any) -> None:
         """Tell the listeners, once the write that caused it has committed: a change made
@@ -229,5 +246,5 @@ class EngineCore:
         for listener in list(self.listeners):
             try:
                 listener(method, payload)
-            except Exception:  # noqa: BLE001 - a front's failure is not the engine's
+            except Exception:
                 log.exception("listener failed for %s", method)

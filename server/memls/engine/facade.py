@@ -31,10 +31,17 @@ class Engine(Admin, Review):
     """Owns one data directory: its SQLite record, the vector index and the models."""
 
     @classmethod
-    def open(cls, directory: str | Path | None = None, *, front: str = "api",
-             clock: Clock = timeutil.now, wait_seconds: float = 10.0,
-             vectors: bool | None = None, retrieval: RetrievalConfig | None = None,
-             models: ModelRuntime | None = None) -> Self:
+    def open(
+        cls,
+        directory: str | Path | None = None,
+        *,
+        front: str = "api",
+        clock: Clock = timeutil.now,
+        wait_seconds: float = 10.0,
+        vectors: bool | None = None,
+        retrieval: RetrievalConfig | None = None,
+        models: ModelRuntime | None = None,
+    ) -> Self:
         """Take ownership of the data directory (creating it owner-only) and open the store.
 
         vectors=None follows the settings (on by default); False runs lexical-only.
@@ -48,8 +55,15 @@ class Engine(Admin, Review):
         except BaseException:
             lock.release()
             raise
-        engine = cls(db, directory=path, settings=settings, front=front, clock=clock, lock=lock,
-                     retrieval=retrieval)
+        engine = cls(
+            db,
+            directory=path,
+            settings=settings,
+            front=front,
+            clock=clock,
+            lock=lock,
+            retrieval=retrieval,
+        )
         try:
             if settings.vectors if vectors is None else vectors:
                 engine.attach_vectors(models)

@@ -27,8 +27,9 @@ class Notes(Writes):
             existing = {row["canonical_hash"]: row for row in tx.memories.active_by_source(uri)}
             wanted = index(units)
             for key, unit in wanted.items():
-                where = protocol.SourceRange(unit.start_line, unit.start_char, unit.end_line,
-                                             unit.end_char).format()
+                where = protocol.SourceRange(
+                    unit.start_line, unit.start_char, unit.end_line, unit.end_char
+                ).format()
                 row = existing.get(key)
                 if row is not None:
                     if row["source_range"] != where:
@@ -42,13 +43,31 @@ class Notes(Writes):
                     shared.append(other["id"])
                     continue
                 self._clear_tombstone(tx, key, now, force=True)
-                added.append(self._insert(tx, unit.text, unit.type, now, None, now,
-                                          source_uri=uri, source_range=where, canonical=key))
+                added.append(
+                    self._insert(
+                        tx,
+                        unit.text,
+                        unit.type,
+                        now,
+                        None,
+                        now,
+                        source_uri=uri,
+                        source_range=where,
+                        canonical=key,
+                    )
+                )
             for key, row in existing.items():
                 if key not in wanted:
                     tx.forget(row, "source_removed", now)
                     removed.append(row["id"])
         self._kick()
         self._changed(project, "sync", added + removed + moved)
-        return protocol.SyncNoteResult(project=project, uri=uri, added=added, removed=removed,
-                                       moved=moved, unchanged=unchanged, shared=shared)
+        return protocol.SyncNoteResult(
+            project=project,
+            uri=uri,
+            added=added,
+            removed=removed,
+            moved=moved,
+            unchanged=unchanged,
+            shared=shared,
+        )

@@ -19,16 +19,25 @@ class Reads(EngineCore):
     def list(self, params: protocol.ListParams) -> protocol.ListResult:
         project = project_key(params.project)
         with self._read(project) as tx:
-            rows = tx.memories.listed(status=params.status, trust=params.trust,
-                                      type_=params.type, limit=params.limit,
-                                      include_user=params.include_user)
+            rows = tx.memories.listed(
+                status=params.status,
+                trust=params.trust,
+                type_=params.type,
+                limit=params.limit,
+                include_user=params.include_user,
+            )
             return protocol.ListResult(project=project, memories=tx.records(rows))
 
     def query(self, params: protocol.QueryParams) -> protocol.QueryResult:
         project = project_key(params.project)
         self._text(params.query, "query")
-        seen = self.visibility(project, valid_at=params.valid_at, as_of=params.as_of,
-                               include_user=params.include_user, types=params.types)
+        seen = self.visibility(
+            project,
+            valid_at=params.valid_at,
+            as_of=params.as_of,
+            include_user=params.include_user,
+            types=params.types,
+        )
         retriever = Retriever(self.storage.search, self.index, self.models, self.retrieval)
         return retriever.search(params, seen)
 
@@ -37,7 +46,8 @@ class Reads(EngineCore):
         with self._read(project) as tx:
             rows = tx.forgetting.entries(params.reason, params.limit)
         return protocol.ForgottenResult(
-            project=project, entries=[protocol.ForgetEntry(**dict(row)) for row in rows])
+            project=project, entries=[protocol.ForgetEntry(**dict(row)) for row in rows]
+        )
 
     def audit(self, params: protocol.AuditParams) -> protocol.AuditResult:
         project = project_key(params.project)
@@ -47,7 +57,8 @@ class Reads(EngineCore):
         entries = [
             protocol.AuditEntry(
                 **{k: row[k] for k in ("seq", "at", "project", "memory_id", "op", "front")},
-                detail=json.loads(row["detail"]) if row["detail"] else None)
+                detail=json.loads(row["detail"]) if row["detail"] else None,
+            )
             for row in rows
         ]
         return protocol.AuditResult(project=project, entries=entries)

@@ -10,20 +10,25 @@ from memls.errors import InvalidInput
 from memls.scope import project_key
 from memls.store.unit import Tx
 
-
 Cause = Literal["approve", "reject", "restore", "feedback"]
 
 
 class Review(Reads):
-    def _transition(self, tx: Tx, memory_id: str, old: str, new: str, cause: str,
-                    note: str | None, at: str) -> protocol.TrustTransition:
+    def _transition(
+        self, tx: Tx, memory_id: str, old: str, new: str, cause: str, note: str | None, at: str
+    ) -> protocol.TrustTransition:
         tx.memories.set_trust(memory_id, new)
         tx.transitions.add(memory_id, old, new, cause, note, at, tx.front)
         tx.outbox.enqueue(memory_id, "meta", at)
         tx.audit("trust", memory_id, at, fromTrust=old, toTrust=new, cause=cause)
         return protocol.TrustTransition(
-            memory_id=memory_id, from_trust=cast(protocol.Trust, old),
-            to_trust=cast(protocol.Trust, new), cause=cast(Cause, cause), note=note, at=at)
+            memory_id=memory_id,
+            from_trust=cast(protocol.Trust, old),
+            to_trust=cast(protocol.Trust, new),
+            cause=cast(Cause, cause),
+            note=note,
+            at=at,
+        )
 
     def feedback(self, params: protocol.FeedbackParams) -> protocol.FeedbackResult:
         project = project_key(params.project)
@@ -39,22 +44,25 @@ class Review(Reads):
             target = lifecycle.feedback_transition(row["trust"], row["feedback_score"], score)
             transition = None
             if target is not None:
-                transition = self._transition(tx, row["id"], row["trust"], target, "feedback",
-                                              None, now)
+                transition = self._transition(
+                    tx, row["id"], row["trust"], target, "feedback", None, now
+                )
         self._kick()
         self._changed(project, "feedback", [row["id"]])
-        return protocol.FeedbackResult(project=project, id=row["id"], signal=params.signal,
-                                       score=score, trust=cast(protocol.Trust,
-                                                               target or row["trust"]),
-                                       transition=transition)
+        return protocol.FeedbackResult(
+            project=project,
+            id=row["id"],
+            signal=params.signal,
+            score=score,
+            trust=cast(protocol.Trust, target or row["trust"]),
+            transition=transition,
+        )
 
     def review(self, params: protocol.ReviewParams) -> protocol.ReviewResult:
         project = project_key(params.project)
         if params.action == "list":
-            listed = self.list(protocol.ListParams(project=project, trust=params.state,
-                                                   limit=1000))
-            return protocol.ReviewResult(project=project, action="list",
-                                         memories=listed.memories)
+            listed = self.list(protocol.ListParams(project=project, trust=params.state, limit=1000))
+            return protocol.ReviewResult(project=project, action="list", memories=listed.memories)
         note = self._text(params.note, "note", required=False)
         now = self.clock()
         with self._write(project) as tx:
@@ -62,11 +70,12 @@ class Review(Reads):
                 raise InvalidInput(f"review {params.action} needs a memory id", field="id")
             row = self._require(tx, params.id)
             target = lifecycle.review_target(params.action, row["trust"], row["id"])
-            transition = self._transition(tx, row["id"], row["trust"], target, params.action,
-                                          note, now)
+            transition = self._transition(
+                tx, row["id"], row["trust"], target, params.action, note, now
+            )
             memory = self._memory(tx, row["id"])
         self._kick()
         self._changed(project, "review", [memory.id])
-        return protocol.ReviewResult(project=project, action=params.action, memories=[memory],
-                                     transition=transition)
-
+        return protocol.ReviewResult(
+            project=project, action=params.action, memories=[memory], transition=transition
+        )

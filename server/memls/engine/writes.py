@@ -17,10 +17,14 @@ class Writes(EngineCore):
         text = self._text(params.text, "text")
         assert text is not None
         now = self.clock()
-        valid_from = (timeutil.parse_ts(params.valid_from, field="validFrom")
-                      if params.valid_from else now)
-        valid_until = (timeutil.parse_ts(params.valid_until, field="validUntil")
-                       if params.valid_until else None)
+        valid_from = (
+            timeutil.parse_ts(params.valid_from, field="validFrom") if params.valid_from else now
+        )
+        valid_until = (
+            timeutil.parse_ts(params.valid_until, field="validUntil")
+            if params.valid_until
+            else None
+        )
         if valid_until is not None and valid_until < valid_from:
             raise InvalidInput("must not be before validFrom", field="validUntil")
         canonical = textnorm.canonical_hash(text)
@@ -32,21 +36,42 @@ class Writes(EngineCore):
             if existing is not None and existing["trust"] == "rejected":
                 raise Refused(
                     f"this content is memory {existing['id']}, rejected on review; restore it "
-                    "(review restore) to use it again", field="text")
+                    "(review restore) to use it again",
+                    field="text",
+                )
             if existing is not None:
                 memory = tx.records([existing])[0]
                 return protocol.StoreResult(
-                    id=memory.id, project=project, created=False, duplicate=True, memory=memory,
-                    tombstone_cleared=cleared)
+                    id=memory.id,
+                    project=project,
+                    created=False,
+                    duplicate=True,
+                    memory=memory,
+                    tombstone_cleared=cleared,
+                )
             memory_id = self._insert(
-                tx, text, params.type, valid_from, valid_until, now,
-                source_uri=params.source_uri, source_range=params.source_range,
-                derived_from=params.derived_from, canonical=canonical)
+                tx,
+                text,
+                params.type,
+                valid_from,
+                valid_until,
+                now,
+                source_uri=params.source_uri,
+                source_range=params.source_range,
+                derived_from=params.derived_from,
+                canonical=canonical,
+            )
             memory = self._memory(tx, memory_id)
         self._kick()
         self._changed(project, "store", [memory_id])
-        return protocol.StoreResult(id=memory_id, project=project, created=True, duplicate=False,
-                                    memory=memory, tombstone_cleared=cleared)
+        return protocol.StoreResult(
+            id=memory_id,
+            project=project,
+            created=True,
+            duplicate=False,
+            memory=memory,
+            tombstone_cleared=cleared,
+        )
 
     def _clear_tombstone(self, tx: Tx, canonical: str, now: str, *, force: bool) -> bool:
         """Forgotten content comes back only with force (refused, naming why, otherwise);
@@ -58,20 +83,39 @@ class Writes(EngineCore):
             raise Refused(
                 f"this content was forgotten on {tomb['at']} (reason {tomb['reason']}, "
                 f"memory {tomb['memory_id']}); store it with force to keep it again",
-                field="text")
+                field="text",
+            )
         tx.tombstones.clear(canonical)
         tx.audit("tombstone_cleared", tomb["memory_id"], now, reason=tomb["reason"])
         return True
 
     @staticmethod
-    def _insert(tx: Tx, text: str, type_: str, valid_from: str, valid_until: str | None,
-                now: str, *, canonical: str, source_uri: str | None = None,
-                source_range: str | None = None, derived_from: str | None = None) -> str:
+    def _insert(
+        tx: Tx,
+        text: str,
+        type_: str,
+        valid_from: str,
+        valid_until: str | None,
+        now: str,
+        *,
+        canonical: str,
+        source_uri: str | None = None,
+        source_range: str | None = None,
+        derived_from: str | None = None,
+    ) -> str:
         """One new row + its outbox row + audit, inside the caller's transaction."""
         memory_id = tx.memories.insert(
-            content=text, type_=type_, valid_from=valid_from, valid_until=valid_until,
-            recorded_at=now, content_hash=textnorm.content_hash(text), canonical=canonical,
-            source_uri=source_uri, source_range=source_range, derived_from=derived_from)
+            content=text,
+            type_=type_,
+            valid_from=valid_from,
+            valid_until=valid_until,
+            recorded_at=now,
+            content_hash=textnorm.content_hash(text),
+            canonical=canonical,
+            source_uri=source_uri,
+            source_range=source_range,
+            derived_from=derived_from,
+        )
         if derived_from:
             tx.edges.add(memory_id, derived_from, "derived_from", now)
         tx.outbox.enqueue(memory_id, "index", now)
@@ -93,8 +137,9 @@ class Writes(EngineCore):
             tx.outbox.enqueue(old["id"], "meta", now)
             tx.conflicts.close(old["id"], new["id"], "resolved", now, only_open=True)
             tx.audit("supersede", old["id"], now, by=new["id"], validUntil=until)
-            old_m, new_m = tx.records([tx.memories.existing(old["id"]),
-                                       tx.memories.existing(new["id"])])
+            old_m, new_m = tx.records(
+                [tx.memories.existing(old["id"]), tx.memories.existing(new["id"])]
+            )
         self._kick()
         self._changed(project, "supersede", [old_m.id, new_m.id])
         return protocol.SupersedeResult(project=project, old=old_m, new=new_m)
@@ -110,7 +155,9 @@ class Writes(EngineCore):
         if new["valid_from"] < old["valid_from"]:
             raise Refused(
                 f"memory {new['id']} became valid ({new['valid_from']}) before memory "
-                f"{old['id']} ({old['valid_from']}); it cannot supersede it", field="by")
+                f"{old['id']} ({old['valid_from']}); it cannot supersede it",
+                field="by",
+            )
 
     def forget(self, params: protocol.ForgetParams) -> protocol.ForgetResult:
         project = project_key(params.project)

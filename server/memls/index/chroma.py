@@ -62,8 +62,10 @@ class VectorIndex:
                     if parsed.scheme not in ("http", "https") or not parsed.hostname:
                         raise InvalidInput(f"not an http(s) URL: {self.url}", field="chromaUrl")
                     self._client = chromadb.HttpClient(
-                        host=parsed.hostname, port=parsed.port or 8000,
-                        ssl=parsed.scheme == "https", settings=settings,
+                        host=parsed.hostname,
+                        port=parsed.port or 8000,
+                        ssl=parsed.scheme == "https",
+                        settings=settings,
                     )
                 else:
                     self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -117,8 +119,9 @@ class VectorIndex:
         if col is not None:
             col.delete(ids=ids)
 
-    def nearest(self, project: str, vectors, n: int, where: dict,
-                admit: Callable[[list[str]], set[str]]) -> list[list[tuple[str, float]]]:
+    def nearest(
+        self, project: str, vectors, n: int, where: dict, admit: Callable[[list[str]], set[str]]
+    ) -> list[list[tuple[str, float]]]:
         """For each vector, (id, cosine similarity) of its n nearest memories that pass the
         hard filters, nearest first.
 
@@ -146,10 +149,13 @@ class VectorIndex:
 
     @staticmethod
     def _query(col, vectors, n: int, where: dict | None) -> list[list[tuple[str, float]]]:
-        result = col.query(query_embeddings=vectors, n_results=n, where=where,
-                           include=["distances"])
-        return [[(i, 1.0 - float(d)) for i, d in zip(ids, dists)]
-                for ids, dists in zip(result["ids"], result["distances"])]
+        result = col.query(
+            query_embeddings=vectors, n_results=n, where=where, include=["distances"]
+        )
+        return [
+            [(i, 1.0 - float(d)) for i, d in zip(ids, dists)]
+            for ids, dists in zip(result["ids"], result["distances"])
+        ]
 
     def all_ids(self, project: str) -> dict[str, dict]:
         col = self.existing(project)

@@ -29,8 +29,13 @@ class Indexer:
     outbox for the index, and the check runs without vectors (once per memory and process).
     """
 
-    def __init__(self, store: Store, index: VectorIndex | None, embedder: Embedder | None,
-                 after_index: AfterIndex | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        index: VectorIndex | None,
+        embedder: Embedder | None,
+        after_index: AfterIndex | None = None,
+    ) -> None:
         self.store = store
         self.queue = store.queue
         self.index = index
@@ -83,17 +88,22 @@ class Indexer:
                     except Exception:
                         self._check(project, fresh, None)  # detection does not wait for it
                         raise
-                    self.index.upsert(project, [r["id"] for r in fresh], vectors,
-                                      [metadata(r) for r in fresh])
-                self.index.update_meta(project, [r["id"] for r in meta],
-                                       [metadata(r) for r in meta])
+                    self.index.upsert(
+                        project, [r["id"] for r in fresh], vectors, [metadata(r) for r in fresh]
+                    )
+                self.index.update_meta(
+                    project, [r["id"] for r in meta], [metadata(r) for r in meta]
+                )
             self._check(project, fresh, vectors)
 
     def _check(self, project: str, rows: list[sqlite3.Row], vectors: Any) -> None:
         if self.after_index is None:
             return
-        todo = [(i, r) for i, r in enumerate(rows) if r["id"] not in self._checked
-                or vectors is not None]
+        todo = [
+            (i, r)
+            for i, r in enumerate(rows)
+            if r["id"] not in self._checked or vectors is not None
+        ]
         if not todo:
             return
         picked = [r for _, r in todo]

@@ -13,8 +13,9 @@ log = logging.getLogger(__name__)
 
 
 class IndexWorker:
-    def __init__(self, indexer: Indexer, *, retry_seconds: float = 5.0,
-                 gather_seconds: float = 0.02) -> None:
+    def __init__(
+        self, indexer: Indexer, *, retry_seconds: float = 5.0, gather_seconds: float = 0.02
+    ) -> None:
         self.indexer = indexer
         self.retry_seconds = retry_seconds
         self.gather_seconds = gather_seconds  # let a burst of writes gather into one batch

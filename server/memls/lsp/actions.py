@@ -25,8 +25,11 @@ def code_action(ls: MemlsServer, params: types.CodeActionParams) -> Any:
 async def resolve(ls: MemlsServer, *args: Any) -> Any:
     """memls.resolve {project, a, b, action}: supersede / dismiss / resolve a pair."""
     arg = _argument(args)
-    data = dict(arg) if isinstance(arg, dict) else {
-        k: getattr(arg, k) for k in ("project", "a", "b", "action") if hasattr(arg, k)}
+    data = (
+        dict(arg)
+        if isinstance(arg, dict)
+        else {k: getattr(arg, k) for k in ("project", "a", "b", "action") if hasattr(arg, k)}
+    )
     return await ls.request("memory/resolve", data)
 
 
@@ -37,6 +40,9 @@ async def open_other(ls: MemlsServer, *args: Any) -> Any:
     def get(key: str) -> Any:
         return arg.get(key) if isinstance(arg, dict) else getattr(arg, key, None)
 
-    result = await ls.window_show_document_async(types.ShowDocumentParams(
-        uri=get("uri"), take_focus=True, selection=diag.parse_range(get("range"))))
+    result = await ls.window_show_document_async(
+        types.ShowDocumentParams(
+            uri=get("uri"), take_focus=True, selection=diag.parse_range(get("range"))
+        )
+    )
     return {"success": bool(getattr(result, "success", False))}

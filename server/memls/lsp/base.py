@@ -25,13 +25,17 @@ log = logging.getLogger("memls.lsp")
 
 class ServerBase(LanguageServer):
     def __init__(self, data_dir: str | None = None, token: str | None = None) -> None:
-        super().__init__("memls", __version__, protocol_cls=MemlsProtocol,
-                         converter_factory=converter,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        super().__init__(
+            "memls",
+            __version__,
+            protocol_cls=MemlsProtocol,
+            converter_factory=converter,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+        )
         self.data_dir = data_dir
         self.token = token
         self.authenticated = token is None
-        self.owns_engine = True    # False for a TCP connection: the daemon's engine is shared
+        self.owns_engine = True  # False for a TCP connection: the daemon's engine is shared
         self.connection_only = False  # True for a TCP connection: `exit` ends only it
         self.close_connection: Any = None
         self.closed = False  # the connection ended (TCP): no new background work for it

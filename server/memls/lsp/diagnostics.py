@@ -19,8 +19,9 @@ def parse_range(text: str | None, lines: list[str] | None = None) -> types.Range
     el = sl if where.end_line is None else where.end_line
     if lines is not None:
         sc, ec = _utf16(lines, sl, sc), _utf16(lines, el, ec)
-    return types.Range(start=types.Position(line=sl, character=sc),
-                       end=types.Position(line=el, character=ec))
+    return types.Range(
+        start=types.Position(line=sl, character=sc), end=types.Position(line=el, character=ec)
+    )
 
 
 def _utf16(lines: list[str], line: int, column: int) -> int:
@@ -34,8 +35,9 @@ def _quote(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def for_document(uri: str, conflicts: list[protocol.Conflict],
-                 lines: list[str] | None = None) -> list[types.Diagnostic]:
+def for_document(
+    uri: str, conflicts: list[protocol.Conflict], lines: list[str] | None = None
+) -> list[types.Diagnostic]:
     """One Warning per open contradiction on each of this note's units."""
     out = []
     for c in conflicts:
@@ -50,25 +52,41 @@ def for_document(uri: str, conflicts: list[protocol.Conflict],
             related = []
             there = parse_range(other.source_range)
             if other.source_uri and there is not None:
-                related.append(types.DiagnosticRelatedInformation(
-                    location=types.Location(uri=other.source_uri, range=there),
-                    message=f"contradicting statement: {_quote(other.content, 80)}"))
+                related.append(
+                    types.DiagnosticRelatedInformation(
+                        location=types.Location(uri=other.source_uri, range=there),
+                        message=f"contradicting statement: {_quote(other.content, 80)}",
+                    )
+                )
             kinds = "+".join(dict.fromkeys(s.kind for s in c.signals)) or "contradiction"
             where_other = f" ({other.source_uri})" if other.source_uri else " (stored memory)"
-            out.append(types.Diagnostic(
-                range=where,
-                severity=types.DiagnosticSeverity.Warning,
-                source=SOURCE,
-                code=kinds,
-                message=(f"Contradicts “{_quote(other.content)}”{where_other}; "
-                         f"confidence {c.confidence:.2f}"
-                         + ("; the newer statement says it replaces it"
-                            if c.proposal == "supersede" else "")),
-                related_information=related or None,
-                data={"project": c.project, "here": here.id, "other": other.id,
-                      "newer": c.newer.id, "older": c.older.id,
-                      "otherUri": other.source_uri, "otherRange": other.source_range},
-            ))
+            out.append(
+                types.Diagnostic(
+                    range=where,
+                    severity=types.DiagnosticSeverity.Warning,
+                    source=SOURCE,
+                    code=kinds,
+                    message=(
+                        f"Contradicts “{_quote(other.content)}”{where_other}; "
+                        f"confidence {c.confidence:.2f}"
+                        + (
+                            "; the newer statement says it replaces it"
+                            if c.proposal == "supersede"
+                            else ""
+                        )
+                    ),
+                    related_information=related or None,
+                    data={
+                        "project": c.project,
+                        "here": here.id,
+                        "other": other.id,
+                        "newer": c.newer.id,
+                        "older": c.older.id,
+                        "otherUri": other.source_uri,
+                        "otherRange": other.source_range,
+                    },
+                )
+            )
     return out
 
 
@@ -80,20 +98,41 @@ def actions(diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
         if d.source != SOURCE or not data or "newer" not in data:
             continue
         pair = {"project": data["project"], "a": data["newer"], "b": data["older"]}
-        out.append(types.CodeAction(
-            title="Supersede the older statement", kind=types.CodeActionKind.QuickFix,
-            diagnostics=[d], command=types.Command(
-                title="Supersede the older statement", command="memls.resolve",
-                arguments=[{**pair, "action": "supersede"}])))
-        out.append(types.CodeAction(
-            title="Not a contradiction", kind=types.CodeActionKind.QuickFix,
-            diagnostics=[d], command=types.Command(
-                title="Not a contradiction", command="memls.resolve",
-                arguments=[{**pair, "action": "dismiss"}])))
+        out.append(
+            types.CodeAction(
+                title="Supersede the older statement",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[d],
+                command=types.Command(
+                    title="Supersede the older statement",
+                    command="memls.resolve",
+                    arguments=[{**pair, "action": "supersede"}],
+                ),
+            )
+        )
+        out.append(
+            types.CodeAction(
+                title="Not a contradiction",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[d],
+                command=types.Command(
+                    title="Not a contradiction",
+                    command="memls.resolve",
+                    arguments=[{**pair, "action": "dismiss"}],
+                ),
+            )
+        )
         if data.get("otherUri") and parse_range(data.get("otherRange")) is not None:
-            out.append(types.CodeAction(
-                title="Open the other statement", kind=types.CodeActionKind.Empty,
-                diagnostics=[d], command=types.Command(
-                    title="Open the other statement", command="memls.open",
-                    arguments=[{"uri": data["otherUri"], "range": data["otherRange"]}])))
+            out.append(
+                types.CodeAction(
+                    title="Open the other statement",
+                    kind=types.CodeActionKind.Empty,
+                    diagnostics=[d],
+                    command=types.Command(
+                        title="Open the other statement",
+                        command="memls.open",
+                        arguments=[{"uri": data["otherUri"], "range": data["otherRange"]}],
+                    ),
+                )
+            )
     return out

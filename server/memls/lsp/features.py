@@ -43,19 +43,24 @@ async def pull_configuration(ls: MemlsServer) -> None:
     if caps is None or not caps.configuration:
         return
     try:
-        config = await ls.workspace_configuration_async(types.ConfigurationParams(
-            items=[types.ConfigurationItem(section="memls")]))
+        config = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="memls")])
+        )
     except Exception as exc:  # noqa: BLE001 - a client may not answer; say so, go on
-        ls.window_log_message(types.LogMessageParams(
-            type=types.MessageType.Warning, message=f"memls: no workspace configuration: {exc}"))
+        ls.window_log_message(
+            types.LogMessageParams(
+                type=types.MessageType.Warning, message=f"memls: no workspace configuration: {exc}"
+            )
+        )
         return
     section = (config or [None])[0]
     if section:
         ls.apply_settings(section, "memls")
 
 
-async def configuration_changed(ls: MemlsServer,
-                                params: types.DidChangeConfigurationParams) -> None:
+async def configuration_changed(
+    ls: MemlsServer, params: types.DidChangeConfigurationParams
+) -> None:
     globs = list(ls.globs)
     await pull_configuration(ls)
     if ls.globs != globs:
@@ -91,6 +96,7 @@ async def shutdown(ls: MemlsServer, *args: Any) -> None:
 def _memory_request(name: str) -> Callable[..., Any]:
     async def handler(ls: MemlsServer, params: Any) -> Any:
         return await ls.request(name, params)
+
     handler.__name__ = name.replace("/", "_")
     return handler
 
@@ -105,8 +111,11 @@ FEATURES: list[tuple[str, Callable[..., Any], Any]] = [
     (types.TEXT_DOCUMENT_DID_OPEN, document_changed, None),
     (types.TEXT_DOCUMENT_DID_CHANGE, document_changed, None),
     (types.TEXT_DOCUMENT_DID_CLOSE, document_changed, None),
-    (types.TEXT_DOCUMENT_CODE_ACTION, actions.code_action,
-     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])),
+    (
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        actions.code_action,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    ),
     *[(name, _memory_request(name), None) for name in protocol.METHODS],
 ]
 """(method, handler, registration options) for every message memls answers."""

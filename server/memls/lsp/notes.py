@@ -11,8 +11,19 @@ from pygls import uris
 
 from memls.notes.globs import DEFAULT_GLOBS, default_type, matches
 
-SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
-             ".pytest_cache", "dist", "build", ".tox", ".hypothesis"}
+SKIP_DIRS = {
+    ".git",
+    "node_modules",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    "dist",
+    "build",
+    ".tox",
+    ".hypothesis",
+}
 MAX_NOTE_BYTES = 1024 * 1024
 
 

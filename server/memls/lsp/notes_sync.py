@@ -29,9 +29,13 @@ class NoteSync(ServerBase):
         await self.ready.wait()
         if self.engine is None:
             return
-        files = [(folder, path) for folder in self.projects.folders
-                 for path in await asyncio.get_running_loop().run_in_executor(
-                     self.pool, notes.discover, folder.path, self.globs)]
+        files = [
+            (folder, path)
+            for folder in self.projects.folders
+            for path in await asyncio.get_running_loop().run_in_executor(
+                self.pool, notes.discover, folder.path, self.globs
+            )
+        ]
         progress = await Progress(self, "memls: indexing notes").begin(f"{len(files)} files")
         for n, (_folder, path) in enumerate(files, start=1):
             await self._sync_uri(uris.from_fs_path(str(path)), refresh=False)
@@ -67,12 +71,17 @@ class NoteSync(ServerBase):
             path = Path(uris.to_fs_path(uri) or "")
             try:
                 text = await asyncio.get_running_loop().run_in_executor(
-                    self.pool, notes.read_disk, path)
+                    self.pool, notes.read_disk, path
+                )
             except notes.Unreadable as exc:
                 log.warning("not indexing %s", exc)  # keep what was indexed before
                 return
-        params = protocol.SyncNoteParams(uri=uri, text=text, project=folder.project,
-                                         default_type=notes.note_type(uri, folder.path))  # type: ignore[arg-type]
+        params = protocol.SyncNoteParams(
+            uri=uri,
+            text=text,
+            project=folder.project,
+            default_type=notes.note_type(uri, folder.path),  # type: ignore[arg-type]
+        )
         try:
             await self.run("sync_note", params)
         except MemlsError as exc:
@@ -85,18 +94,33 @@ class NoteSync(ServerBase):
 
     async def watch(self) -> None:
         caps = self.client_capabilities.workspace
-        dynamic = (caps is not None and caps.did_change_watched_files is not None
-                   and caps.did_change_watched_files.dynamic_registration)
+        dynamic = (
+            caps is not None
+            and caps.did_change_watched_files is not None
+            and caps.did_change_watched_files.dynamic_registration
+        )
         if dynamic:
-            watchers = [types.FileSystemWatcher(glob_pattern=types.RelativePattern(
-                base_uri=f.uri, pattern=g)) for f in self.projects.folders for g in self.globs]
+            watchers = [
+                types.FileSystemWatcher(
+                    glob_pattern=types.RelativePattern(base_uri=f.uri, pattern=g)
+                )
+                for f in self.projects.folders
+                for g in self.globs
+            ]
             try:
-                await self.client_register_capability_async(types.RegistrationParams(
-                    registrations=[types.Registration(
-                        id=str(uuid.uuid4()),
-                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                            watchers=watchers))]))
+                await self.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(
+                                id=str(uuid.uuid4()),
+                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                    watchers=watchers
+                                ),
+                            )
+                        ]
+                    )
+                )
                 return
             except Exception:  # noqa: BLE001 - fall back to our own watcher
                 log.warning("client refused file watching; using watchfiles")
@@ -113,8 +137,9 @@ class NoteSync(ServerBase):
             uri = uris.from_fs_path(path)
             return self.note_folder(uri) is not None
 
-        async for changes in watchfiles.awatch(*roots, watch_filter=wanted, debounce=200,
-                                               step=50, recursive=True):
+        async for changes in watchfiles.awatch(
+            *roots, watch_filter=wanted, debounce=200, step=50, recursive=True
+        ):
             for _change, path in changes:
                 uri = uris.from_fs_path(path)
                 if uri not in self.workspace.text_documents:

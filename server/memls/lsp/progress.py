@@ -24,8 +24,12 @@ class Progress:
         token = str(uuid.uuid4())
         try:
             await self.server.work_done_progress.create_async(token)
-            self.server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                title=self.title, percentage=0, cancellable=False, message=message))
+            self.server.work_done_progress.begin(
+                token,
+                types.WorkDoneProgressBegin(
+                    title=self.title, percentage=0, cancellable=False, message=message
+                ),
+            )
         except Exception:  # noqa: BLE001 - a client may refuse progress
             return self
         self.token = token
@@ -37,11 +41,13 @@ class Progress:
 
     def report(self, message: str, percentage: int | None = None) -> None:
         if self.token is not None:
-            self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
-                message=message, percentage=percentage))
+            self.server.work_done_progress.report(
+                self.token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
 
     def end(self, message: str) -> None:
         if self.token is not None:
-            self.server.work_done_progress.end(self.token,
-                                               types.WorkDoneProgressEnd(message=message))
+            self.server.work_done_progress.end(
+                self.token, types.WorkDoneProgressEnd(message=message)
+            )
             self.token = None

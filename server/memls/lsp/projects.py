@@ -58,11 +58,12 @@ class Projects:
                 raise InvalidInput("must be a document URI", field="uri")
             folder = self.containing(uri)
             if folder is None:
-                raise InvalidInput(f"{uri} is in no workspace folder; name a project",
-                                   field="uri")
+                raise InvalidInput(f"{uri} is in no workspace folder; name a project", field="uri")
             return folder.project
         if len(self.folders) == 1:
             return self.folders[0].project
         raise InvalidInput(
             "the request names no project and no document, and the workspace has "
-            f"{len(self.folders)} folders: pass `project` or `uri`", field="project")
+            f"{len(self.folders)} folders: pass `project` or `uri`",
+            field="project",
+        )

@@ -21,7 +21,7 @@ Pair = tuple[str, str]
 class Publisher(ServerBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.published: dict[str, set[str]] = {}   # project -> uris with diagnostics
+        self.published: dict[str, set[str]] = {}  # project -> uris with diagnostics
         self.open_pairs: dict[str, dict[Pair, protocol.Conflict]] = {}  # project -> pairs
         self._refresh: dict[str, asyncio.TimerHandle] = {}
 
@@ -33,14 +33,16 @@ class Publisher(ServerBase):
         if old is not None:
             old.cancel()
         self._refresh[project] = self._loop.call_later(
-            delay, lambda: self.spawn(self.refresh_diagnostics(project)))
+            delay, lambda: self.spawn(self.refresh_diagnostics(project))
+        )
 
     async def refresh_diagnostics(self, project: str) -> None:
         self._refresh.pop(project, None)
         if project not in {f.project for f in self.projects.folders}:
             return
-        found = await self.run("conflicts", protocol.ConflictsParams(
-            project=project, status="open", limit=1000))
+        found = await self.run(
+            "conflicts", protocol.ConflictsParams(project=project, status="open", limit=1000)
+        )
         self.open_pairs[project] = {(c.newer.id, c.older.id): c for c in found.conflicts}
         self.publish(project)
 
@@ -76,5 +78,6 @@ class Publisher(ServerBase):
             lines = split_lines(doc.source) if doc is not None else None
             items = diag.for_document(uri, by_uri.get(uri, []), lines)
             self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=items))
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
+            )
         self.published[project] = set(by_uri)

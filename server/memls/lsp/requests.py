@@ -14,8 +14,19 @@ from memls.errors import InvalidInput, MemlsError
 from memls.lsp.base import ServerBase
 from memls.lsp.wire import ERROR_CODES
 
-READS = {"query", "get", "list", "forgotten", "conflicts", "stats", "audit", "health",
-         "doctor", "dead_letters", "check_pair"}
+READS = {
+    "query",
+    "get",
+    "list",
+    "forgotten",
+    "conflicts",
+    "stats",
+    "audit",
+    "health",
+    "doctor",
+    "dead_letters",
+    "check_pair",
+}
 """Engine methods that are safe to retry after a takeover (a write's outcome is unknown)."""
 ORIGIN = re.compile(r"[A-Za-z0-9_-]{1,40}")
 """`origin`: who inside the client asks (a language-model tool); audit front lsp:<origin>."""
@@ -28,8 +39,9 @@ class Requests(ServerBase):
         the audit log names the front `lsp:<origin>` where this process owns the store."""
         await self.ready.wait()
         if self.engine is None:
-            raise JsonRpcServerError(f"the memls engine could not start: {self.open_error}",
-                                     ERROR_CODES["store"])
+            raise JsonRpcServerError(
+                f"the memls engine could not start: {self.open_error}", ERROR_CODES["store"]
+            )
         from memls.daemon.handle import OwnerExited, reconnect  # loaded with the engine
 
         loop = asyncio.get_running_loop()
@@ -53,8 +65,7 @@ class Requests(ServerBase):
                 if self.engine is engine:  # not yet replaced by a concurrent call
                     self.engine = await loop.run_in_executor(self.pool, reconnect, engine)
             if method in READS:
-                return await loop.run_in_executor(self.pool, getattr(self.engine, method),
-                                                  params)
+                return await loop.run_in_executor(self.pool, getattr(self.engine, method), params)
             raise
 
     async def request(self, name: str, raw: Any) -> Any:
@@ -71,11 +82,14 @@ class Requests(ServerBase):
             if isinstance(exc, limits.LimitExceeded):
                 detail["limit"] = exc.limit
             raise JsonRpcInvalidParams(
-                message=f"{exc.field}: {exc.message}" if exc.field else exc.message,
-                data=detail) from None
+                message=f"{exc.field}: {exc.message}" if exc.field else exc.message, data=detail
+            ) from None
         except MemlsError as exc:
-            raise JsonRpcServerError(str(exc), ERROR_CODES.get(exc.kind, -32000),
-                                     data={"kind": exc.kind, "field": exc.field}) from None
+            raise JsonRpcServerError(
+                str(exc),
+                ERROR_CODES.get(exc.kind, -32000),
+                data={"kind": exc.kind, "field": exc.field},
+            ) from None
         if name in REFRESHING:
             self.schedule_refresh(getattr(params, "project", None))
         return protocol.to_wire(result)

@@ -47,16 +47,20 @@ class MemlsServer(Requests, NoteSync, Publisher):
         except Exception as exc:  # noqa: BLE001 - reported to the editor, never silent
             self.open_error = str(exc)
             log.exception("engine failed to open")
-            self.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Error, message=f"memls: {exc}"))
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Error, message=f"memls: {exc}")
+            )
         finally:
             self.ready.set()
         if self.engine is not None:
             health = await self.run("health", protocol.HealthParams())
             if health.degraded:
-                self.window_show_message(types.ShowMessageParams(
-                    type=types.MessageType.Warning,
-                    message="memls is degraded: " + "; ".join(health.degraded)))
+                self.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning,
+                        message="memls is degraded: " + "; ".join(health.degraded),
+                    )
+                )
 
     def _engine_event(self, method: str, payload: Any) -> None:
         """Engine notifications arrive on the indexer thread: hop to the event loop."""
@@ -92,7 +96,8 @@ class MemlsServer(Requests, NoteSync, Publisher):
         except MemlsError as exc:
             message = f"memls: ignored invalid settings: {exc}"
             log.warning(message)
-            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
-                                                             message=message))
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+            )
             return False
         return True

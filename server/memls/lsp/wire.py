@@ -18,8 +18,13 @@ from pygls.protocol import (
 from memls import protocol
 from memls.lsp.transport import GuardedProtocol
 
-ERROR_CODES = {"not_found": -32004, "refused": -32005, "store": -32006,
-               "model_unavailable": -32007, "error": -32000}
+ERROR_CODES = {
+    "not_found": -32004,
+    "refused": -32005,
+    "store": -32006,
+    "model_unavailable": -32007,
+    "error": -32000,
+}
 """JSON-RPC error codes of the engine's error kinds (invalid input is -32602)."""
 
 
@@ -50,11 +55,19 @@ class MemlsProtocol(GuardedProtocol):
     def handle_message(self, message: Any) -> Any:
         server: Any = self._server
         method = getattr(message, "method", None)
-        if (server.token is not None and not server.authenticated and method is not None
-                and method != types.INITIALIZE):  # `exit` too: no client stops us unasked
+        if (
+            server.token is not None
+            and not server.authenticated
+            and method is not None
+            and method != types.INITIALIZE
+        ):  # `exit` too: no client stops us unasked
             if getattr(message, "id", None) is not None:  # a request: refuse it, answered
-                self._send_response(message.id, error=JsonRpcServerError(
-                    "not initialized with the token", -32002).to_response_error())
+                self._send_response(
+                    message.id,
+                    error=JsonRpcServerError(
+                        "not initialized with the token", -32002
+                    ).to_response_error(),
+                )
             return None
         return super().handle_message(message)
 
@@ -62,7 +75,8 @@ class MemlsProtocol(GuardedProtocol):
         # memory/conflicts is a request (client -> server) and a notification (server ->
         # client): ours go out as plain notifications, whatever get_message_type says.
         if method in protocol.NOTIFICATIONS:
-            self._send_data(JsonRPCNotification(method=method, params=params,
-                                                jsonrpc=JsonRPCProtocol.VERSION))
+            self._send_data(
+                JsonRPCNotification(method=method, params=params, jsonrpc=JsonRPCProtocol.VERSION)
+            )
         else:
             super().notify(method, params)

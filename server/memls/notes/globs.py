@@ -59,8 +59,9 @@ def match(relative_posix_path: str, glob: str, *, case_sensitive: bool = True) -
     return len(path) in positions
 
 
-def matches(relative_posix_path: str, globs: Iterable[str] = DEFAULT_GLOBS, *,
-            case_sensitive: bool = True) -> bool:
+def matches(
+    relative_posix_path: str, globs: Iterable[str] = DEFAULT_GLOBS, *, case_sensitive: bool = True
+) -> bool:
     """True if the path matches any of the globs (a lone string counts as one glob)."""
     if isinstance(globs, str):
         globs = (globs,)

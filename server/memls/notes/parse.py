@@ -104,27 +104,42 @@ def index(units: Iterable[Unit]) -> dict[str, Unit]:
 # ---------------------------------------------------------------- memory type
 
 _LABELS = {
-    "decision": "decision", "adr": "decision",
-    "convention": "convention", "style": "convention", "rule": "convention",
-    "preference": "preference", "prefer": "preference",
-    "lesson": "lesson", "gotcha": "lesson", "pitfall": "lesson", "caveat": "lesson",
-    "constraint": "constraint", "fact": "fact", "note": "note",
+    "decision": "decision",
+    "adr": "decision",
+    "convention": "convention",
+    "style": "convention",
+    "rule": "convention",
+    "preference": "preference",
+    "prefer": "preference",
+    "lesson": "lesson",
+    "gotcha": "lesson",
+    "pitfall": "lesson",
+    "caveat": "lesson",
+    "constraint": "constraint",
+    "fact": "fact",
+    "note": "note",
 }
 _LABEL = re.compile(r"^[*_\s]*(" + "|".join(_LABELS) + r")s?[*_\s]*[:：]", re.IGNORECASE)
-_HEADING_RULES = tuple((t, re.compile(p, re.IGNORECASE)) for t, p in (
-    ("decision", r"\b(decisions?|adrs?|decided)\b"),
-    ("lesson", r"\b(lessons?|learn(ed|ings?)|gotchas?|pitfalls?|caveats?|known issues?)\b"),
-    ("preference", r"\b(preferences?|prefer(s|red)?)\b"),
-    ("constraint", r"\b(constraints?|requirements?|must|never|don[’']?ts|do not|forbidden)\b"),
-    ("convention", r"\b(conventions?|style|rules?|guidelines?|standards?|practices?)\b"),
-    ("fact", r"\bfacts?\b"),
-))
-_TEXT_CUES = tuple((t, re.compile(p, re.IGNORECASE)) for t, p in (
-    ("constraint", r"^[*_\s]*(never|must|do not|don[’']?t|avoid)\b"),
-    ("preference", r"^[*_\s]*((we|i)\s+)?prefer(s|red)?\b"),
-    ("decision", r"^[*_\s]*(we\s+)?(decided|chose)\b"),
-    ("convention", r"^[*_\s]*always\b"),
-))
+_HEADING_RULES = tuple(
+    (t, re.compile(p, re.IGNORECASE))
+    for t, p in (
+        ("decision", r"\b(decisions?|adrs?|decided)\b"),
+        ("lesson", r"\b(lessons?|learn(ed|ings?)|gotchas?|pitfalls?|caveats?|known issues?)\b"),
+        ("preference", r"\b(preferences?|prefer(s|red)?)\b"),
+        ("constraint", r"\b(constraints?|requirements?|must|never|don[’']?ts|do not|forbidden)\b"),
+        ("convention", r"\b(conventions?|style|rules?|guidelines?|standards?|practices?)\b"),
+        ("fact", r"\bfacts?\b"),
+    )
+)
+_TEXT_CUES = tuple(
+    (t, re.compile(p, re.IGNORECASE))
+    for t, p in (
+        ("constraint", r"^[*_\s]*(never|must|do not|don[’']?t|avoid)\b"),
+        ("preference", r"^[*_\s]*((we|i)\s+)?prefer(s|red)?\b"),
+        ("decision", r"^[*_\s]*(we\s+)?(decided|chose)\b"),
+        ("convention", r"^[*_\s]*always\b"),
+    )
+)
 
 
 def infer_type(text: str, headings: Iterable[str] = (), default: str = "note") -> str:
@@ -154,7 +169,7 @@ def _indent(line: str) -> tuple[int, int]:
 def _dedent(line: str, columns: int) -> str:
     lead = len(line) - len(line.lstrip(" \t"))
     prefix = line[:lead].expandtabs(4)
-    return (prefix[min(columns, len(prefix)):] + line[lead:]).rstrip()
+    return (prefix[min(columns, len(prefix)) :] + line[lead:]).rstrip()
 
 
 def _front_matter_end(lines: list[str]) -> int:
@@ -187,7 +202,7 @@ def _events(lines: list[str]) -> Iterator[tuple[str, int, int]]:
         body = line.lstrip(" \t")
         if body.startswith("<!--"):
             end = body.find("-->", 2)
-            if end < 0 or not body[end + 3:].strip():  # a comment block, not inline
+            if end < 0 or not body[end + 3 :].strip():  # a comment block, not inline
                 j = i
                 while end < 0 and j + 1 < n:
                     j += 1
@@ -218,7 +233,7 @@ def _strip_comments(prose: str) -> str:
             return "".join(out)
         if 0 <= tick < comment:  # a code span first: copy it through unchanged
             run = _TICKS.match(prose, tick).end() - tick  # type: ignore[union-attr]
-            close = re.compile(r"(?<!`)`{%d}(?!`)" % run).search(prose, tick + run)
+            close = re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(prose, tick + run)
             stop = close.end() if close else tick + run
             out.append(prose[i:stop])
             i = stop
@@ -246,8 +261,16 @@ def _truncate(text: str) -> tuple[str, bool]:
 class _Block:
     """A unit being built: rendered rows with their kind (text, quote, item, raw, code)."""
 
-    def __init__(self, kind: str, line: int, char: int, headings: tuple[str, ...],
-                 indent: int = 0, content: int = 0, quote: bool = False) -> None:
+    def __init__(
+        self,
+        kind: str,
+        line: int,
+        char: int,
+        headings: tuple[str, ...],
+        indent: int = 0,
+        content: int = 0,
+        quote: bool = False,
+    ) -> None:
         self.kind, self.start_line, self.start_char = kind, line, char
         self.end_line, self.headings = line, headings
         self.indent, self.content, self.quote = indent, content, quote
@@ -269,8 +292,13 @@ class _Block:
         self.end_line = max(self.end_line, line)
 
     def add_text(self, row: str, raw: str, line: int, quote: bool = False) -> None:
-        joinable = (self.rows and not self.pending_blank and not self.hard and not quote
-                    and self.kinds[-1] in ("text", "quote", "item"))
+        joinable = (
+            self.rows
+            and not self.pending_blank
+            and not self.hard
+            and not quote
+            and self.kinds[-1] in ("text", "quote", "item")
+        )
         if joinable:
             self.rows[-1].append(row.strip())
             self.end_line = line
@@ -322,10 +350,12 @@ class _Parser:
     def new(self, kind: str, line: int, **extra: object) -> _Block:
         self.close()
         char = _indent(self.lines[line])[1]
-        self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t),
-                          **extra)  # type: ignore[arg-type]
-        self.cur.titled = bool(self.headings) and self.headings[0] == self.title \
+        self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t), **extra)  # type: ignore[arg-type]
+        self.cur.titled = (
+            bool(self.headings)
+            and self.headings[0] == self.title
             and bool(self.title and self.title[1])
+        )
         return self.cur
 
     def close(self) -> None:
@@ -337,19 +367,21 @@ class _Parser:
             return
         text, truncated = _truncate(text)
         section = section_of(block.headings, titled=block.titled)
-        self.units.append(Unit(
-            text=text,
-            start_line=block.start_line,
-            start_char=block.start_char,
-            end_line=block.end_line,
-            end_char=len(self.lines[block.end_line].rstrip()),
-            heading=" > ".join(block.headings),
-            type=cast(MemoryType, infer_type(text, block.headings, self.default_type)),
-            key=canonical_hash(text),
-            truncated=truncated,
-            section=section,
-            claim=is_claim(text, block=block.kind, section=section),
-        ))
+        self.units.append(
+            Unit(
+                text=text,
+                start_line=block.start_line,
+                start_char=block.start_char,
+                end_line=block.end_line,
+                end_char=len(self.lines[block.end_line].rstrip()),
+                heading=" > ".join(block.headings),
+                type=cast(MemoryType, infer_type(text, block.headings, self.default_type)),
+                key=canonical_hash(text),
+                truncated=truncated,
+                section=section,
+                claim=is_claim(text, block=block.kind, section=section),
+            )
+        )
 
     def heading(self, level: int, title: str) -> None:
         self.close()
@@ -363,7 +395,7 @@ class _Parser:
     # -- events
 
     def fence(self, first: int, last: int) -> None:
-        lines = self.lines[first:last + 1]
+        lines = self.lines[first : last + 1]
         end = max(i for i in range(first, last + 1) if self.lines[i].strip())
         cur = self.cur
         if cur is not None and cur.kind == "item":
@@ -398,8 +430,13 @@ class _Parser:
         if width <= 3 and (m := _ATX.match(body)):
             self.heading(len(m.group(1)), _ATX_CLOSE.sub("", m.group(2) or ""))
             return
-        if (cur is not None and cur.kind == "para" and not cur.quote and width <= 3
-                and _SETEXT.match(body)):
+        if (
+            cur is not None
+            and cur.kind == "para"
+            and not cur.quote
+            and width <= 3
+            and _SETEXT.match(body)
+        ):
             title = " ".join(piece.strip() for row in cur.rows for piece in row if piece)
             self.cur = None
             self.heading(1 if body[0] == "=" else 2, title)
@@ -416,8 +453,13 @@ class _Parser:
         quote = body.startswith(">")
         if cur is not None and cur.kind == "para" and (cur.quote or not quote):
             cur.add_text(body, raw, i, quote)
-        elif (cur is not None and cur.kind == "item" and not cur.pending_blank and cur.lazy_ok
-              and not quote):
+        elif (
+            cur is not None
+            and cur.kind == "item"
+            and not cur.pending_blank
+            and cur.lazy_ok
+            and not quote
+        ):
             cur.add_text(body, raw, i)
         else:
             self.new("para", i, quote=quote).add_text(body, raw, i, quote)
@@ -427,15 +469,18 @@ class _Parser:
         return "|" in body and "|" in below and bool(_DELIMITER.match(below))
 
     def item_start(self, cur: _Block | None, i: int, raw: str, m: re.Match[str]) -> None:
-        rest = raw[m.end():]
+        rest = raw[m.end() :]
         number = m.group(2)
-        if cur is not None and cur.kind == "para" and (
-                not rest.strip() or (number is not None and int(number) != 1)):
+        if (
+            cur is not None
+            and cur.kind == "para"
+            and (not rest.strip() or (number is not None and int(number) != 1))
+        ):
             cur.add_text(raw.strip(), raw, i)  # cannot interrupt a paragraph (CommonMark)
             return
         width = _indent(raw)[0]
         marker = len(m.group(1))
-        content = len(raw[:m.end()].expandtabs(4))
+        content = len(raw[: m.end()].expandtabs(4))
         if not rest.strip() or content - width - marker > 4:
             content = width + marker + 1
         block = self.new("item", i, indent=width, content=content)

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 import typing
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from typing import Annotated, Literal
 
 import msgspec
 
 from memls import limits
-from memls.errors import InvalidInput
 
-MemoryType = Literal[
-    "decision", "convention", "preference", "fact", "lesson", "note", "constraint"
-]
+MemoryType = Literal["decision", "convention", "preference", "fact", "lesson", "note", "constraint"]
 Status = Literal["active", "superseded"]
 Trust = Literal["candidate", "verified", "flagged", "rejected"]
 ForgetReason = Literal[
-    "user_deleted", "superseded", "ttl_expired", "decay", "dedup", "feedback_flagged",
+    "user_deleted",
+    "superseded",
+    "ttl_expired",
+    "decay",
+    "dedup",
+    "feedback_flagged",
     "source_removed",
 ]
 FeedbackSignal = Literal["helpful", "unhelpful", "outdated"]
@@ -32,13 +34,18 @@ FEEDBACK_SIGNALS: tuple[str, ...] = typing.get_args(FeedbackSignal)
 REVIEW_ACTIONS: tuple[str, ...] = typing.get_args(ReviewAction)
 
 Limit = Annotated[int, msgspec.Meta(ge=1, le=1000)]
-Project = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=512,
-                                      description="project key: never empty")]
+Project = Annotated[
+    str, msgspec.Meta(pattern=r"\S", max_length=512, description="project key: never empty")
+]
 MemoryId = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=200)]
-Content = Annotated[str, msgspec.Meta(
-    max_length=4 * limits.MiB,  # the configurable bound (bytes) is applied by `parse`
-    extra_json_schema={"x-memls-limit": "max_content_bytes"},
-    description="free text: at most max_content_bytes of UTF-8 (default 32 KiB)")]
+Content = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=4 * limits.MiB,  # the configurable bound (bytes) is applied by `parse`
+        extra_json_schema={"x-memls-limit": "max_content_bytes"},
+        description="free text: at most max_content_bytes of UTF-8 (default 32 KiB)",
+    ),
+]
 """A memory's text, a query, a note: bounded by the `[limits] max_content_bytes` setting."""
 Timestamp = Annotated[str, msgspec.Meta(max_length=64, description="ISO 8601")]
 Uri = Annotated[str, msgspec.Meta(max_length=4096)]
@@ -47,7 +54,6 @@ RangeText = Annotated[str, msgspec.Meta(max_length=64)]
 
 class Wire(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True):
     """Base of every wire type."""
-
 
 
 # ---------------------------------------------------------------- source ranges
@@ -75,8 +81,12 @@ class SourceRange:
         if match is None:
             return None
         start_line, start_char, end_line, end_char = match.groups()
-        return cls(int(start_line), int(start_char or 0),
-                   int(end_line) if end_line is not None else None, int(end_char or 0))
+        return cls(
+            int(start_line),
+            int(start_char or 0),
+            int(end_line) if end_line is not None else None,
+            int(end_char or 0),
+        )
 
     def format(self) -> str:
         end_line = self.start_line if self.end_line is None else self.end_line

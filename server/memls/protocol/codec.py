@@ -11,6 +11,7 @@ import msgspec
 
 from memls import limits
 from memls.errors import InvalidInput
+
 _PATH = re.compile(r" - at `\$\.?([A-Za-z_][\w.]*)?[^`]*`$")
 
 T = typing.TypeVar("T")
@@ -73,8 +74,7 @@ def _allowed(kind: type, field: str) -> list[str]:
     def literals(t) -> list[str]:
         if isinstance(t, mi.LiteralType):
             return [str(v) for v in t.values]
-        for inner in getattr(t, "types", ()) or ((t.item_type,) if hasattr(t, "item_type")
-                                                 else ()):
+        for inner in getattr(t, "types", ()) or ((t.item_type,) if hasattr(t, "item_type") else ()):
             found = literals(inner)
             if found:
                 return found
@@ -94,4 +94,3 @@ def to_wire(value: Any) -> Any:
 
 def encode_json(value: Any) -> bytes:
     return msgspec.json.encode(value)
-

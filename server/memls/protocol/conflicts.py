@@ -91,5 +91,3 @@ class ConflictsNotification(Wire):
     project: str
     id: str
     conflicts: list[Conflict]
-
-

@@ -7,18 +7,51 @@ from typing import Any
 import msgspec
 
 from memls.protocol.conflicts import (
-    CheckPairParams, ConflictsNotification, ConflictsParams, ConflictsResult, ResolveParams,
-    ResolveResult, Verdict,
+    CheckPairParams,
+    ConflictsNotification,
+    ConflictsParams,
+    ConflictsResult,
+    ResolveParams,
+    ResolveResult,
+    Verdict,
 )
 from memls.protocol.records import Memory
 from memls.protocol.requests import (
-    AuditParams, AuditResult, ChangedNotification, DeadLettersResult, DoctorParams,
-    DoctorResult, FeedbackParams, FeedbackResult, ForgetParams, ForgetResult, ForgottenParams,
-    ForgottenResult, GetParams, HealthParams, HealthResult, ListParams, ListResult,
-    MaintainParams, MaintainResult, QueryParams, QueryResult, ReindexParams, ReindexResult,
-    ReviewParams, ReviewResult, StatsParams, StatsResult, StoreParams, StoreResult,
-    SupersedeParams, SupersedeResult, SyncNoteParams, SyncNoteResult,
+    AuditParams,
+    AuditResult,
+    ChangedNotification,
+    DeadLettersResult,
+    DoctorParams,
+    DoctorResult,
+    FeedbackParams,
+    FeedbackResult,
+    ForgetParams,
+    ForgetResult,
+    ForgottenParams,
+    ForgottenResult,
+    GetParams,
+    HealthParams,
+    HealthResult,
+    ListParams,
+    ListResult,
+    MaintainParams,
+    MaintainResult,
+    QueryParams,
+    QueryResult,
+    ReindexParams,
+    ReindexResult,
+    ReviewParams,
+    ReviewResult,
+    StatsParams,
+    StatsResult,
+    StoreParams,
+    StoreResult,
+    SupersedeParams,
+    SupersedeResult,
+    SyncNoteParams,
+    SyncNoteResult,
 )
+
 
 class Method(msgspec.Struct, frozen=True):
     """One memory/* request: the engine method behind it and its wire types."""

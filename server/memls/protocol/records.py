@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from memls.protocol.base import (
-    FeedbackSignal, ForgetReason, MemoryType, Status, Trust, Wire,  # noqa: F401
+    FeedbackSignal,  # noqa: F401
+    ForgetReason,
+    MemoryType,
+    Status,
+    Trust,
+    Wire,
 )
 
 
@@ -39,7 +44,7 @@ class Memory(Wire):
     derived_from: str | None = None
     supersedes: list[str] = []
     superseded_by: list[str] = []
-    contradicts: list[ConflictRef] = []      # open pairs where this is the newer statement
+    contradicts: list[ConflictRef] = []  # open pairs where this is the newer statement
     contradicted_by: list[ConflictRef] = []  # open pairs where a newer statement contests it
 
 
@@ -98,4 +103,3 @@ class DeadLetter(Wire):
     first_at: str
     last_at: str
     resolved_at: str | None = None
-

@@ -7,12 +7,30 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from memls.protocol.base import (
-    Content, FeedbackSignal, ForgetReason, Limit, MemoryId, MemoryType, Project, RangeText,
-    ReviewAction, Status, Timestamp, Trust, Uri, Wire,
+    Content,
+    FeedbackSignal,
+    ForgetReason,
+    Limit,
+    MemoryId,
+    MemoryType,
+    Project,
+    RangeText,
+    ReviewAction,
+    Status,
+    Timestamp,
+    Trust,
+    Uri,
+    Wire,
 )
 from memls.protocol.records import (
-    AuditEntry, DeadLetter, ForgetEntry, Memory, QueryHit, TrustTransition,
+    AuditEntry,
+    DeadLetter,
+    ForgetEntry,
+    Memory,
+    QueryHit,
+    TrustTransition,
 )
+
 
 class StoreParams(Wire):
     text: Content
@@ -245,7 +263,7 @@ class SyncNoteResult(Wire):
     removed: list[str]
     moved: list[str]
     unchanged: int
-    shared: list[str] = []   # units whose text another source already holds (deduplicated)
+    shared: list[str] = []  # units whose text another source already holds (deduplicated)
 
 
 class ChangedNotification(Wire):
@@ -259,4 +277,3 @@ class ChangedNotification(Wire):
 class DeadLettersResult(Wire):
     project: str
     failed: list[DeadLetter]
-

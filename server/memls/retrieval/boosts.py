@@ -5,8 +5,13 @@ from __future__ import annotations
 import math
 
 TYPE_WEIGHT = {
-    "decision": 1.10, "convention": 1.10, "constraint": 1.10, "preference": 1.05,
-    "lesson": 1.05, "fact": 1.0, "note": 1.0,
+    "decision": 1.10,
+    "convention": 1.10,
+    "constraint": 1.10,
+    "preference": 1.05,
+    "lesson": 1.05,
+    "fact": 1.0,
+    "note": 1.0,
 }
 # Half-life in days and the floor the factor never goes below; types not listed do not decay.
 DECAY = {"note": (365.0, 0.85)}

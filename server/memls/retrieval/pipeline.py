@@ -20,32 +20,37 @@ from memls.store.search import SearchQueries
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    candidates: int = 50          # per source, before fusion
-    lexical_weight: float = 0.5   # score fusion weight of BM25
-    fusion: str = "score"         # "score" | "rrf"
+    candidates: int = 50  # per source, before fusion
+    lexical_weight: float = 0.5  # score fusion weight of BM25
+    fusion: str = "score"  # "score" | "rrf"
     rerank: bool = True
-    rerank_depth: int = 50        # at most this many fused results go to the cross-encoder...
+    rerank_depth: int = 50  # at most this many fused results go to the cross-encoder...
     rerank_relative: float = 0.3  # ...and only those scoring at least this share of the top
-    interactive_depth: int = 6    # the shallow setting for as-you-type use (6: the fewest
+    interactive_depth: int = 6  # the shallow setting for as-you-type use (6: the fewest
     #                               that can change the top 5)
-    rerank_mode: str = "gated"    # "gated" | "replace" | "rrf"
-    rerank_floor: float = -4.0    # gated: the head is re-ordered only if some logit reaches it
+    rerank_mode: str = "gated"  # "gated" | "replace" | "rrf"
+    rerank_floor: float = -4.0  # gated: the head is re-ordered only if some logit reaches it
     boosts: bool = True
-    query_prefix: str = ""        # embedder query instruction (measured; empty by default)
-    neighbours: int = 2           # add memories within N units of a top hit in its source
-    neighbour_seeds: int = 10     # how many top fused hits lend their neighbours a place
+    query_prefix: str = ""  # embedder query instruction (measured; empty by default)
+    neighbours: int = 2  # add memories within N units of a top hit in its source
+    neighbour_seeds: int = 10  # how many top fused hits lend their neighbours a place
     neighbour_weight: float = 0.5  # a neighbour's fused score: this share of its seed's
-    lift_seeds: int = 5           # after re-ranking, the best N lift the units within...
-    lift_radius: int = 2          # ...this many places of them in their source...
-    lift_margin: float = 5.0      # ...to their own logit minus this (0 seeds: no lift)
+    lift_seeds: int = 5  # after re-ranking, the best N lift the units within...
+    lift_radius: int = 2  # ...this many places of them in their source...
+    lift_margin: float = 5.0  # ...to their own logit minus this (0 seeds: no lift)
 
 
 class Retriever:
     """One query's collaborators: the store's filtered reads, the vector index and the models
     (None when vectors are off), and the configuration."""
 
-    def __init__(self, reads: SearchQueries, index: VectorIndex | None,
-                 models: ModelRuntime | None, config: RetrievalConfig) -> None:
+    def __init__(
+        self,
+        reads: SearchQueries,
+        index: VectorIndex | None,
+        models: ModelRuntime | None,
+        config: RetrievalConfig,
+    ) -> None:
         self.reads = reads
         self.index = index
         self.models = models
@@ -58,8 +63,9 @@ class Retriever:
     def vector(self, seen: Visibility, text: str, n: int) -> dict[str, float]:
         """Cosine candidates for a query text (embeds it, then `nearest`)."""
         assert self.models is not None
-        return self.nearest(seen, self.models.embedder.embed([self.config.query_prefix + text])[0],
-                            n)
+        return self.nearest(
+            seen, self.models.embedder.embed([self.config.query_prefix + text])[0], n
+        )
 
     def nearest(self, seen: Visibility, qv: Any, n: int) -> dict[str, float]:
         """Cosine candidates from each project's Chroma collection, passed through the hard
@@ -68,8 +74,9 @@ class Retriever:
         where = chroma_where(seen)
         found: dict[str, float] = {}
         for project in seen.projects:
-            (hits,) = self.index.nearest(project, [qv], n, where,
-                                         lambda ids: self.reads.admitted(seen, ids))
+            (hits,) = self.index.nearest(
+                project, [qv], n, where, lambda ids: self.reads.admitted(seen, ids)
+            )
             for memory_id, cosine in hits:
                 found[memory_id] = max(cosine, found.get(memory_id, -1.0))
         return found
@@ -90,8 +97,10 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
     lex, vec = _candidates(r, params, seen, degraded)
     config = r.config
     if config.fusion == "rrf":
-        fused = fusion.rrf(sorted(lex, key=lambda i: lex[i], reverse=True),
-                           sorted(vec, key=lambda i: vec[i], reverse=True))
+        fused = fusion.rrf(
+            sorted(lex, key=lambda i: lex[i], reverse=True),
+            sorted(vec, key=lambda i: vec[i], reverse=True),
+        )
     else:
         fused = fusion.score_fusion(lex, vec, lexical_weight=config.lexical_weight)
     if not fused:
@@ -121,12 +130,14 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
         fields = {f: getattr(m, f) for f in m.__struct_fields__}
         results.append(protocol.QueryHit(**fields, score=round(final, 6), explain=explain))
     took = (time.perf_counter() - started) * 1000
-    return protocol.QueryResult(project=seen.projects[0], results=results, degraded=degraded,
-                                took_ms=round(took, 3))
+    return protocol.QueryResult(
+        project=seen.projects[0], results=results, degraded=degraded, took_ms=round(took, 3)
+    )
 
 
-def _candidates(r: Retriever, params: protocol.QueryParams, seen: Visibility,
-                degraded: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+def _candidates(
+    r: Retriever, params: protocol.QueryParams, seen: Visibility, degraded: list[str]
+) -> tuple[dict[str, float], dict[str, float]]:
     """BM25 and vector candidates; the query embeds on the model pool while BM25 runs here
     (both release the GIL). A source that is off or failing is named in `degraded`."""
     n = max(r.config.candidates, params.k)
@@ -145,8 +156,9 @@ def _candidates(r: Retriever, params: protocol.QueryParams, seen: Visibility,
     return lex, vec
 
 
-def _boosted(memories: list[protocol.Memory], fused: dict[str, float], now: str,
-             config: RetrievalConfig) -> list[Scored]:
+def _boosted(
+    memories: list[protocol.Memory], fused: dict[str, float], now: str, config: RetrievalConfig
+) -> list[Scored]:
     """Type weight x decay x feedback on the fused score, best first, one result per
     canonical text (a superseded copy of the same words, say)."""
     now_us = timeutil.to_micros(now)
@@ -171,8 +183,9 @@ def _boosted(memories: list[protocol.Memory], fused: dict[str, float], now: str,
     return unique
 
 
-def _head(unique: list[Scored], params: protocol.QueryParams,
-          config: RetrievalConfig) -> list[Scored]:
+def _head(
+    unique: list[Scored], params: protocol.QueryParams, config: RetrievalConfig
+) -> list[Scored]:
     """What the cross-encoder re-scores: the configured depth for the mode (a request's
     rerankDepth wins), and only what scores at least `rerank_relative` x the best (adaptive
     depth: what scores far below the best cannot reach the head; not worth a pair)."""
@@ -186,8 +199,9 @@ def _head(unique: list[Scored], params: protocol.QueryParams,
     return [item for item in unique[:depth] if item[0] >= config.rerank_relative * unique[0][0]]
 
 
-def _rerank(r: Retriever, query: str, head: list[Scored],
-            degraded: list[str]) -> list[float] | None:
+def _rerank(
+    r: Retriever, query: str, head: list[Scored], degraded: list[str]
+) -> list[float] | None:
     """Cross-encoder logits for the head; None when switched off (not degraded: explain
     shows "fused") or unavailable (degraded, named)."""
     if r.models is None:
@@ -220,8 +234,13 @@ def _current_first(ordered: list[Any]) -> list[Any]:
             continue
         for ref in (*memory.contradicts, *memory.contradicted_by):
             here, there = position.get(memory.id), position.get(ref.current)
-            if (ref.current == memory.id or here is None or there is None or there < here
-                    or out[there][1][3].type == "note"):
+            if (
+                ref.current == memory.id
+                or here is None
+                or there is None
+                or there < here
+                or out[there][1][3].type == "note"
+            ):
                 continue
             moved = out.pop(there)
             out.insert(here, (out[here][0], *moved[1:]))
@@ -234,8 +253,9 @@ def _start(source_range: str | None) -> int | None:
     return where.start_line if where is not None else None
 
 
-def neighbours(reads: SearchQueries, seen: Visibility, fused: dict[str, float],
-               config: RetrievalConfig) -> dict[str, float]:
+def neighbours(
+    reads: SearchQueries, seen: Visibility, fused: dict[str, float], config: RetrievalConfig
+) -> dict[str, float]:
     """Context expansion: memories next to a top hit in the same source (the neighbouring
     items of a note, the neighbouring turns of a conversation) join the candidates with a
     share of the hit's score. The hard filters apply to them like to every candidate."""
@@ -295,20 +315,28 @@ def _order(unique, logits, config, lifted=None):
     if not logits:
         return [(item[0], item, None, False) for item in unique]
     lifted = lifted or {}
-    head, tail = unique[: len(logits)], unique[len(logits):]
+    head, tail = unique[: len(logits)], unique[len(logits) :]
     confident = max(logits) >= config.rerank_floor
     if config.rerank_mode == "gated" and not confident:
         # no passage in the head looks like an answer: keep the fused order
-        return [(item[0], item, logits[i] if i < len(logits) else None, False)
-                for i, item in enumerate(unique)]
+        return [
+            (item[0], item, logits[i] if i < len(logits) else None, False)
+            for i, item in enumerate(unique)
+        ]
     if config.rerank_mode == "rrf":
         by_fused = list(range(len(head)))
         by_ce = sorted(by_fused, key=lambda i: -logits[i])
         rr = fusion.rrf([str(i) for i in by_fused], [str(i) for i in by_ce])
         keyed = [(rr[str(i)], head[i], logits[i]) for i in range(len(head))]
     else:  # "replace" and confident "gated": the cross-encoder orders the head, boosts kept
-        keyed = [(_sigmoid(lifted.get(head[i][3].id, (logits[i], ""))[0]) * head[i][1],
-                  head[i], logits[i]) for i in range(len(head))]
+        keyed = [
+            (
+                _sigmoid(lifted.get(head[i][3].id, (logits[i], ""))[0]) * head[i][1],
+                head[i],
+                logits[i],
+            )
+            for i in range(len(head))
+        ]
     keyed.sort(key=lambda x: (-x[0], x[1][3].id))
     # Head scores sit above every tail score: 1 + value in the head; value / (1 + value) after.
     out = [(1.0 + k, item, logit, True) for k, item, logit in keyed]

@@ -34,8 +34,7 @@ def links(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[list[
     return found
 
 
-def open_conflicts(conn: sqlite3.Connection,
-                   ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+def open_conflicts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
     """id -> its open contradiction pairs: {other, confidence, newer, current}. `current` is
     the newer statement unless the older one was approved (trust verified) after the newer
     was recorded. Like `links`, the ids come from a scoped read and edges stay in a project."""
@@ -48,14 +47,22 @@ def open_conflicts(conn: sqlite3.Connection,
             f"SELECT e.src, e.dst, e.confidence, json_extract(e.detail, '$.newer') AS newer, "
             f"json_extract(e.detail, '$.older') AS older FROM edges e "
             f"WHERE e.kind = 'contradicts' AND e.status = 'open' AND e.src IN ({marks}) "
-            f"ORDER BY e.created_at, e.dst", chunk).fetchall()
+            f"ORDER BY e.created_at, e.dst",
+            chunk,
+        ).fetchall()
         if not rows:
             continue
         approved = _approved_after(conn, rows)
         for row in rows:
             current = row["older"] if (row["older"], row["newer"]) in approved else row["newer"]
-            found[row["src"]].append({"other": row["dst"], "confidence": row["confidence"],
-                                      "newer": row["newer"], "current": current})
+            found[row["src"]].append(
+                {
+                    "other": row["dst"],
+                    "confidence": row["confidence"],
+                    "newer": row["newer"],
+                    "current": current,
+                }
+            )
     return found
 
 
@@ -69,7 +76,9 @@ def _approved_after(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set[tu
             "SELECT 1 FROM memories o JOIN memories n ON n.id = ? "
             "JOIN trust_transitions t ON t.memory_id = o.id AND t.project = o.project "
             "WHERE o.id = ? AND o.trust = 'verified' AND t.to_trust = 'verified' "
-            "AND t.at > n.recorded_at LIMIT 1", (newer, older)).fetchone()
+            "AND t.at > n.recorded_at LIMIT 1",
+            (newer, older),
+        ).fetchone()
         if hit is not None:
             out.add((older, newer))
     return out
@@ -79,9 +88,14 @@ class Edges(Repository):
     table = "edges"
 
     def add(self, src: str, dst: str, kind: str, at: str) -> None:
-        self._exec("INSERT INTO edges (src, dst, kind, project, created_at) "
-                   "VALUES (:src, :dst, :kind, :project, :at)", src=src, dst=dst, kind=kind,
-                   at=at)
+        self._exec(
+            "INSERT INTO edges (src, dst, kind, project, created_at) "
+            "VALUES (:src, :dst, :kind, :project, :at)",
+            src=src,
+            dst=dst,
+            kind=kind,
+            at=at,
+        )
 
 
 def dismissal_key(hash_a: str, hash_b: str) -> tuple[str, str]:
@@ -95,8 +109,12 @@ class Conflicts(Repository):
 
     def pair(self, a: str, b: str) -> sqlite3.Row | None:
         """The edge a -> b, whichever of the two is newer."""
-        return self._one("SELECT * FROM edges WHERE kind = 'contradicts' AND src = :a "
-                         "AND dst = :b AND project = :project", a=a, b=b)
+        return self._one(
+            "SELECT * FROM edges WHERE kind = 'contradicts' AND src = :a "
+            "AND dst = :b AND project = :project",
+            a=a,
+            b=b,
+        )
 
     def existing_pair(self, a: str, b: str) -> sqlite3.Row:
         row = self.pair(a, b)
@@ -107,14 +125,21 @@ class Conflicts(Repository):
     def exists(self, a: str, b: str) -> bool:
         return self.pair(a, b) is not None or self.pair(b, a) is not None
 
-    def add(self, newer: str, older: str, confidence: float, detail: dict[str, Any],
-            at: str) -> None:
+    def add(
+        self, newer: str, older: str, confidence: float, detail: dict[str, Any], at: str
+    ) -> None:
         text = json.dumps(detail)
         for src, dst in ((newer, older), (older, newer)):
             self._exec(
                 "INSERT INTO edges (src, dst, kind, project, created_at, confidence, status, "
                 "detail) VALUES (:src, :dst, 'contradicts', :project, :at, :confidence, 'open', "
-                ":detail)", src=src, dst=dst, at=at, confidence=confidence, detail=text)
+                ":detail)",
+                src=src,
+                dst=dst,
+                at=at,
+                confidence=confidence,
+                detail=text,
+            )
 
     def close(self, a: str, b: str, status: str, at: str, *, only_open: bool = False) -> int:
         """Set both edges of a pair to dismissed or resolved."""
@@ -122,27 +147,50 @@ class Conflicts(Repository):
             "UPDATE edges SET status = :status, closed_at = :at WHERE kind = 'contradicts' "
             "AND project = :project AND ((src = :a AND dst = :b) OR (src = :b AND dst = :a))"
             + (" AND status = 'open'" if only_open else ""),
-            status=status, at=at, a=a, b=b).rowcount
+            status=status,
+            at=at,
+            a=a,
+            b=b,
+        ).rowcount
 
-    def listed(self, *, status: str | None, memory_id: str | None,
-               limit: int) -> list[sqlite3.Row]:
+    def listed(self, *, status: str | None, memory_id: str | None, limit: int) -> list[sqlite3.Row]:
         """One row per pair (the newer -> older edge), newest first."""
-        clauses = ["e.project = :project", "e.kind = 'contradicts'",
-                   "e.src = json_extract(e.detail, '$.newer')"]
+        clauses = [
+            "e.project = :project",
+            "e.kind = 'contradicts'",
+            "e.src = json_extract(e.detail, '$.newer')",
+        ]
         if status is not None:
             clauses.append("e.status = :status")
         if memory_id is not None:
             clauses.append("(e.src = :id OR e.dst = :id)")
-        return self._all(f"SELECT e.* FROM edges e WHERE {' AND '.join(clauses)} "
-                         "ORDER BY e.created_at DESC, e.src LIMIT :limit",
-                         status=status, id=memory_id, limit=limit)
+        return self._all(
+            f"SELECT e.* FROM edges e WHERE {' AND '.join(clauses)} "
+            "ORDER BY e.created_at DESC, e.src LIMIT :limit",
+            status=status,
+            id=memory_id,
+            limit=limit,
+        )
 
     def is_dismissed(self, hash_a: str, hash_b: str) -> bool:
         a, b = dismissal_key(hash_a, hash_b)
-        return self._one("SELECT 1 FROM conflict_dismissals WHERE project = :project "
-                         "AND hash_a = :a AND hash_b = :b", a=a, b=b) is not None
+        return (
+            self._one(
+                "SELECT 1 FROM conflict_dismissals WHERE project = :project "
+                "AND hash_a = :a AND hash_b = :b",
+                a=a,
+                b=b,
+            )
+            is not None
+        )
 
     def dismiss(self, hash_a: str, hash_b: str, at: str, note: str | None) -> None:
         a, b = dismissal_key(hash_a, hash_b)
-        self._exec("INSERT OR IGNORE INTO conflict_dismissals (project, hash_a, hash_b, at, "
-                   "note) VALUES (:project, :a, :b, :at, :note)", a=a, b=b, at=at, note=note)
+        self._exec(
+            "INSERT OR IGNORE INTO conflict_dismissals (project, hash_a, hash_b, at, "
+            "note) VALUES (:project, :a, :b, :at, :note)",
+            a=a,
+            b=b,
+            at=at,
+            note=note,
+        )

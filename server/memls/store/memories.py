@@ -13,9 +13,22 @@ from memls.store.base import Repository
 from memls.store.edges import links, open_conflicts
 
 MEMORY_FIELDS = (
-    "id", "project", "content", "type", "status", "trust", "valid_from", "valid_until",
-    "recorded_at", "invalidated_at", "feedback_score", "content_hash", "canonical_hash",
-    "source_uri", "source_range", "derived_from",
+    "id",
+    "project",
+    "content",
+    "type",
+    "status",
+    "trust",
+    "valid_from",
+    "valid_until",
+    "recorded_at",
+    "invalidated_at",
+    "feedback_score",
+    "content_hash",
+    "canonical_hash",
+    "source_uri",
+    "source_range",
+    "derived_from",
 )
 COLUMNS = "m.seq, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
 """Every memory field, plus `seq` (insertion order, for tie-breaks)."""
@@ -39,16 +52,27 @@ def to_memories(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[proto
     contested = open_conflicts(conn, ids)
     out = []
     for row in rows:
-        refs = [(c, protocol.ConflictRef(id=c["other"], confidence=c["confidence"],
-                                         newer=c["newer"], current=c["current"]))
-                for c in contested[row["id"]]]
-        out.append(protocol.Memory(
-            **{name: row[name] for name in MEMORY_FIELDS},
-            supersedes=linked[row["id"]][0],
-            superseded_by=linked[row["id"]][1],
-            contradicts=[ref for c, ref in refs if c["newer"] == row["id"]],
-            contradicted_by=[ref for c, ref in refs if c["newer"] != row["id"]],
-        ))
+        refs = [
+            (
+                c,
+                protocol.ConflictRef(
+                    id=c["other"],
+                    confidence=c["confidence"],
+                    newer=c["newer"],
+                    current=c["current"],
+                ),
+            )
+            for c in contested[row["id"]]
+        ]
+        out.append(
+            protocol.Memory(
+                **{name: row[name] for name in MEMORY_FIELDS},
+                supersedes=linked[row["id"]][0],
+                superseded_by=linked[row["id"]][1],
+                contradicts=[ref for c, ref in refs if c["newer"] == row["id"]],
+                contradicted_by=[ref for c, ref in refs if c["newer"] != row["id"]],
+            )
+        )
     return out
 
 
@@ -56,8 +80,10 @@ class Memories(Repository):
     table = "memories"
 
     def fetch(self, memory_id: str) -> sqlite3.Row | None:
-        return self._one(f"SELECT {COLUMNS} FROM memories m WHERE m.id = :id "
-                         "AND m.project = :project", id=memory_id)
+        return self._one(
+            f"SELECT {COLUMNS} FROM memories m WHERE m.id = :id AND m.project = :project",
+            id=memory_id,
+        )
 
     def existing(self, memory_id: str) -> sqlite3.Row:
         """The row of a memory known to exist in this transaction (LookupError otherwise)."""
@@ -67,24 +93,38 @@ class Memories(Repository):
         return row
 
     def fetch_many(self, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
-        rows = self._all(f"SELECT {COLUMNS} FROM {AMONG} WHERE m.project = :project",
-                         among=among(ids))
+        rows = self._all(
+            f"SELECT {COLUMNS} FROM {AMONG} WHERE m.project = :project", among=among(ids)
+        )
         return {row["id"]: row for row in rows}
 
     def active_by_canonical(self, canonical: str) -> sqlite3.Row | None:
-        return self._one(f"SELECT {COLUMNS} FROM memories m WHERE m.project = :project "
-                         "AND m.canonical_hash = :hash AND m.status = 'active'", hash=canonical)
+        return self._one(
+            f"SELECT {COLUMNS} FROM memories m WHERE m.project = :project "
+            "AND m.canonical_hash = :hash AND m.status = 'active'",
+            hash=canonical,
+        )
 
     def active_by_source(self, uri: str) -> list[sqlite3.Row]:
-        return self._all(f"SELECT {COLUMNS} FROM memories m INDEXED BY memories_source "
-                         "WHERE m.project = :project AND m.source_uri = :uri "
-                         "AND m.status = 'active'", uri=uri)
+        return self._all(
+            f"SELECT {COLUMNS} FROM memories m INDEXED BY memories_source "
+            "WHERE m.project = :project AND m.source_uri = :uri "
+            "AND m.status = 'active'",
+            uri=uri,
+        )
 
     def all(self) -> list[sqlite3.Row]:
         return self._all(f"SELECT {COLUMNS} FROM memories m WHERE m.project = :project")
 
-    def listed(self, *, status: str | None, trust: str | None, type_: str | None,
-               limit: int, include_user: bool = False) -> list[sqlite3.Row]:
+    def listed(
+        self,
+        *,
+        status: str | None,
+        trust: str | None,
+        type_: str | None,
+        limit: int,
+        include_user: bool = False,
+    ) -> list[sqlite3.Row]:
         """Newest first; the user-wide scope only when asked."""
         clauses = ["(m.project = :project OR (:user IS NOT NULL AND m.project = :user))"]
         for column, value in (("status", status), ("trust", trust), ("type", type_)):
@@ -93,61 +133,110 @@ class Memories(Repository):
         return self._all(
             f"SELECT {COLUMNS} FROM memories m WHERE {' AND '.join(clauses)} "
             "ORDER BY m.recorded_at DESC, m.seq DESC LIMIT :limit",
-            user=USER_PROJECT if include_user else None, status=status, trust=trust,
-            type=type_, limit=limit)
+            user=USER_PROJECT if include_user else None,
+            status=status,
+            trust=trust,
+            type=type_,
+            limit=limit,
+        )
 
     def counts(self, column: str) -> dict[str, int]:
         if column not in ("status", "trust", "type"):
             raise ValueError(column)
-        rows = self._all(f"SELECT {column} AS k, count(*) AS n FROM memories "
-                         f"WHERE project = :project GROUP BY {column} ORDER BY {column}")
+        rows = self._all(
+            f"SELECT {column} AS k, count(*) AS n FROM memories "
+            f"WHERE project = :project GROUP BY {column} ORDER BY {column}"
+        )
         return {row["k"]: row["n"] for row in rows}
 
-    def insert(self, *, content: str, type_: str, valid_from: str, valid_until: str | None,
-               recorded_at: str, content_hash: str, canonical: str, source_uri: str | None,
-               source_range: str | None, derived_from: str | None) -> str:
+    def insert(
+        self,
+        *,
+        content: str,
+        type_: str,
+        valid_from: str,
+        valid_until: str | None,
+        recorded_at: str,
+        content_hash: str,
+        canonical: str,
+        source_uri: str | None,
+        source_range: str | None,
+        derived_from: str | None,
+    ) -> str:
         memory_id = "m_" + secrets.token_hex(8)
         self._exec(
             "INSERT INTO memories (id, project, content, type, valid_from, valid_until, "
             "recorded_at, content_hash, canonical_hash, source_uri, source_range, derived_from) "
             "VALUES (:id, :project, :content, :type, :valid_from, :valid_until, :recorded_at, "
             ":content_hash, :canonical, :source_uri, :source_range, :derived_from)",
-            id=memory_id, content=content, type=type_, valid_from=valid_from,
-            valid_until=valid_until, recorded_at=recorded_at, content_hash=content_hash,
-            canonical=canonical, source_uri=source_uri, source_range=source_range,
-            derived_from=derived_from)
+            id=memory_id,
+            content=content,
+            type=type_,
+            valid_from=valid_from,
+            valid_until=valid_until,
+            recorded_at=recorded_at,
+            content_hash=content_hash,
+            canonical=canonical,
+            source_uri=source_uri,
+            source_range=source_range,
+            derived_from=derived_from,
+        )
         return memory_id
 
     def set_range(self, memory_id: str, source_range: str) -> None:
-        self._exec("UPDATE memories SET source_range = :range WHERE id = :id "
-                   "AND project = :project", id=memory_id, range=source_range)
+        self._exec(
+            "UPDATE memories SET source_range = :range WHERE id = :id AND project = :project",
+            id=memory_id,
+            range=source_range,
+        )
 
     def supersede(self, memory_id: str, until: str, at: str) -> None:
         """End the validity and mark it superseded and invalidated, in one UPDATE."""
-        self._exec("UPDATE memories SET status = 'superseded', valid_until = :until, "
-                   "invalidated_at = :at WHERE id = :id AND project = :project "
-                   "AND status = 'active'", id=memory_id, until=until, at=at)
+        self._exec(
+            "UPDATE memories SET status = 'superseded', valid_until = :until, "
+            "invalidated_at = :at WHERE id = :id AND project = :project "
+            "AND status = 'active'",
+            id=memory_id,
+            until=until,
+            at=at,
+        )
 
     def set_trust(self, memory_id: str, trust: str) -> None:
-        self._exec("UPDATE memories SET trust = :trust WHERE id = :id AND project = :project",
-                   id=memory_id, trust=trust)
+        self._exec(
+            "UPDATE memories SET trust = :trust WHERE id = :id AND project = :project",
+            id=memory_id,
+            trust=trust,
+        )
 
     def set_feedback_score(self, memory_id: str, score: int) -> None:
-        self._exec("UPDATE memories SET feedback_score = :score WHERE id = :id "
-                   "AND project = :project", id=memory_id, score=score)
+        self._exec(
+            "UPDATE memories SET feedback_score = :score WHERE id = :id AND project = :project",
+            id=memory_id,
+            score=score,
+        )
 
     def delete(self, memory_id: str) -> None:
         self._exec("DELETE FROM memories WHERE id = :id AND project = :project", id=memory_id)
 
     def due_by_valid_until(self, now: str) -> list[str]:
         """Active memories whose validity has ended by `now`."""
-        return [row["id"] for row in self._all(
-            "SELECT id FROM memories WHERE project = :project AND status = 'active' "
-            "AND valid_until IS NOT NULL AND valid_until <= :now ORDER BY seq", now=now)]
+        return [
+            row["id"]
+            for row in self._all(
+                "SELECT id FROM memories WHERE project = :project AND status = 'active' "
+                "AND valid_until IS NOT NULL AND valid_until <= :now ORDER BY seq",
+                now=now,
+            )
+        ]
 
     def due_by_age(self, type_: str, cutoff: str) -> list[str]:
         """Active memories of a type that became valid at or before `cutoff`."""
-        return [row["id"] for row in self._all(
-            "SELECT id FROM memories WHERE project = :project AND status = 'active' "
-            "AND type = :type AND valid_from <= :cutoff ORDER BY seq",
-            type=type_, cutoff=cutoff)]
+        return [
+            row["id"]
+            for row in self._all(
+                "SELECT id FROM memories WHERE project = :project AND status = 'active' "
+                "AND type = :type AND valid_from <= :cutoff ORDER BY seq",
+                type=type_,
+                cutoff=cutoff,
+            )
+        ]

@@ -16,22 +16,31 @@ class Outbox(Repository):
     table = "outbox"
 
     def enqueue(self, memory_id: str, op: str, at: str) -> None:
-        self._exec("INSERT INTO outbox (project, memory_id, op, created_at) "
-                   "VALUES (:project, :id, :op, :at)", id=memory_id, op=op, at=at)
+        self._exec(
+            "INSERT INTO outbox (project, memory_id, op, created_at) "
+            "VALUES (:project, :id, :op, :at)",
+            id=memory_id,
+            op=op,
+            at=at,
+        )
 
     def enqueue_all(self, at: str) -> int:
         """Queue every memory of the project for (re)indexing."""
         return self._exec(
             "INSERT INTO outbox (project, memory_id, op, created_at) "
             "SELECT project, id, 'index', :at FROM memories WHERE project = :project "
-            "ORDER BY seq", at=at).rowcount
+            "ORDER BY seq",
+            at=at,
+        ).rowcount
 
     def clear(self) -> None:
         self._exec("DELETE FROM outbox WHERE project = :project")
 
     def pending_ids(self) -> set[str]:
-        return {row["memory_id"] for row in self._all(
-            "SELECT memory_id FROM outbox WHERE project = :project")}
+        return {
+            row["memory_id"]
+            for row in self._all("SELECT memory_id FROM outbox WHERE project = :project")
+        }
 
 
 class OutboxQueue:
@@ -43,17 +52,19 @@ class OutboxQueue:
     def pending(self, project: str | None = None) -> int:
         if project is None:
             return int(self.db.read("SELECT count(*) FROM outbox")[0][0])
-        return int(self.db.read("SELECT count(*) FROM outbox WHERE project = ?",
-                                (project,))[0][0])
+        return int(self.db.read("SELECT count(*) FROM outbox WHERE project = ?", (project,))[0][0])
 
     def next_batch(self, size: int) -> list[sqlite3.Row]:
-        return self.db.read("SELECT seq, project, memory_id, op FROM outbox ORDER BY seq "
-                            "LIMIT ?", (size,))
+        return self.db.read(
+            "SELECT seq, project, memory_id, op FROM outbox ORDER BY seq LIMIT ?", (size,)
+        )
 
     def failed(self, seqs: list[int], error: str) -> None:
         with self.db.transaction() as conn:
-            conn.executemany("UPDATE outbox SET attempts = attempts + 1, last_error = ? "
-                             "WHERE seq = ?", [(error[:500], s) for s in seqs])
+            conn.executemany(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?",
+                [(error[:500], s) for s in seqs],
+            )
 
     def done(self, seqs: list[int]) -> None:
         with self.db.transaction() as conn:

@@ -18,12 +18,14 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 # Words so common that BM25 gives them almost no weight, while scanning their postings is
 # most of an FTS5 query's time; left out of the MATCH unless nothing else is left.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an and are as at be been being but by can could did do does doing for from had has have
 having he her hers him his how i if in into is it its me my of on or our ours she should so
 than that the their them then there these they this those to too us was we were what when
 where which who whom why will with would you your yours
-""".split())
+""".split()
+)
 
 
 def match_expression(text: str) -> str | None:
@@ -53,7 +55,8 @@ class SearchQueries:
                 f"SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
                 f"JOIN memories m ON m.seq = memories_fts.rowid "
                 f"WHERE memories_fts MATCH :match AND {where} ORDER BY rank, m.seq LIMIT :n",
-                {**args, "match": match, "n": n}).fetchall()
+                {**args, "match": match, "n": n},
+            ).fetchall()
         return {row["id"]: -row["rank"] for row in rows}
 
     def admitted(self, seen: Visibility, ids: list[str]) -> set[str]:
@@ -61,39 +64,48 @@ class SearchQueries:
         if not ids:
             return set()
         where, args = visibility.where(seen, "m")
-        rows = self.db.read(f"SELECT m.id FROM {AMONG} WHERE {where}",
-                            {**args, "among": among(ids)})
+        rows = self.db.read(
+            f"SELECT m.id FROM {AMONG} WHERE {where}", {**args, "among": among(ids)}
+        )
         return {row["id"] for row in rows}
 
     def visible_rows(self, seen: Visibility, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
         where, args = visibility.where(seen, "m")
         with self.db.transaction(write=False) as conn:
-            rows = conn.execute(f"SELECT {COLUMNS} FROM {AMONG} WHERE {where}",
-                                {**args, "among": among(ids)}).fetchall()
+            rows = conn.execute(
+                f"SELECT {COLUMNS} FROM {AMONG} WHERE {where}", {**args, "among": among(ids)}
+            ).fetchall()
         return {row["id"]: row for row in rows}
 
     def visible(self, seen: Visibility, ids: Iterable[str]) -> list[protocol.Memory]:
         """The final gate: the candidates as records, through the same hard filters."""
         where, args = visibility.where(seen, "m")
         with self.db.transaction(write=False) as conn:
-            rows = conn.execute(f"SELECT {COLUMNS} FROM {AMONG} WHERE {where}",
-                                {**args, "among": among(ids)}).fetchall()
+            rows = conn.execute(
+                f"SELECT {COLUMNS} FROM {AMONG} WHERE {where}", {**args, "among": among(ids)}
+            ).fetchall()
             return to_memories(conn, rows)
 
-    def placed(self, seen: Visibility, ids: Iterable[str],
-               ) -> tuple[list[sqlite3.Row], dict[str, list[sqlite3.Row]]]:
+    def placed(
+        self,
+        seen: Visibility,
+        ids: Iterable[str],
+    ) -> tuple[list[sqlite3.Row], dict[str, list[sqlite3.Row]]]:
         """(id, source_uri, source_range) of the visible memories among `ids` that have a
         source, and every visible memory of each of those sources (for context expansion)."""
         where, args = visibility.where(seen, "m")
         with self.db.transaction(write=False) as conn:
             seeds = conn.execute(
                 f"SELECT m.id, m.source_uri, m.source_range FROM {AMONG} "
-                f"WHERE m.source_uri IS NOT NULL AND {where}", {**args, "among": among(ids)},
+                f"WHERE m.source_uri IS NOT NULL AND {where}",
+                {**args, "among": among(ids)},
             ).fetchall()
             by_source = {
                 uri: conn.execute(
                     f"SELECT m.id, m.source_range FROM memories m INDEXED BY memories_source "
-                    f"WHERE m.source_uri = :uri AND {where}", {**args, "uri": uri}).fetchall()
+                    f"WHERE m.source_uri = :uri AND {where}",
+                    {**args, "uri": uri},
+                ).fetchall()
                 for uri in dict.fromkeys(row["source_uri"] for row in seeds)
             }
         return seeds, by_source

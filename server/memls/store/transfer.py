@@ -11,15 +11,28 @@ from memls.errors import InvalidInput, Refused
 
 # Parents before children (edges point at memories).
 TABLES = (
-    "memories", "edges", "feedback", "trust_transitions", "forgetting_log", "tombstones",
-    "audit", "dead_letters", "maintenance_runs", "conflict_dismissals",
+    "memories",
+    "edges",
+    "feedback",
+    "trust_transitions",
+    "forgetting_log",
+    "tombstones",
+    "audit",
+    "dead_letters",
+    "maintenance_runs",
+    "conflict_dismissals",
 )
 # Columns that name a memory, per table: an imported row may name only this project's memories
 # (or ids no other project uses), never another project's.
 MEMORY_REFERENCES = {
-    "memories": ("id", "derived_from"), "edges": ("src", "dst"), "feedback": ("memory_id",),
-    "trust_transitions": ("memory_id",), "forgetting_log": ("memory_id",),
-    "tombstones": ("memory_id",), "audit": ("memory_id",), "dead_letters": ("memory_id",),
+    "memories": ("id", "derived_from"),
+    "edges": ("src", "dst"),
+    "feedback": ("memory_id",),
+    "trust_transitions": ("memory_id",),
+    "forgetting_log": ("memory_id",),
+    "tombstones": ("memory_id",),
+    "audit": ("memory_id",),
+    "dead_letters": ("memory_id",),
 }
 
 
@@ -35,13 +48,15 @@ def export_rows(conn: sqlite3.Connection, project: str) -> Iterator[tuple[str, d
         has_seq = "seq" in {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
         for row in conn.execute(
             f"SELECT {', '.join(names)} FROM {table} WHERE project = ? "
-            f"ORDER BY {'seq' if has_seq else 'rowid'}", (project,),
+            f"ORDER BY {'seq' if has_seq else 'rowid'}",
+            (project,),
         ):
             yield table, dict(zip(names, row))
 
 
-def import_rows(conn: sqlite3.Connection, project: str,
-                rows: list[tuple[int, str, dict[str, Any]]]) -> dict[str, int]:
+def import_rows(
+    conn: sqlite3.Connection, project: str, rows: list[tuple[int, str, dict[str, Any]]]
+) -> dict[str, int]:
     """Insert (line number, table, row) items into `project`, inside the caller's transaction
     (which the caller rolls back on any error: all or nothing). Every row must be of this
     project, of a known table with exactly its columns, and name no other project's memory."""
@@ -51,20 +66,26 @@ def import_rows(conn: sqlite3.Connection, project: str,
         if table not in TABLES:
             raise InvalidInput(f"line {number}: unknown table {table!r}", field="file")
         if row.get("project") != project:
-            raise InvalidInput(f"line {number}: row of project {row.get('project')!r}, "
-                               f"not {project!r}", field="file")
+            raise InvalidInput(
+                f"line {number}: row of project {row.get('project')!r}, not {project!r}",
+                field="file",
+            )
         if sorted(row) != sorted(names[table]):
-            raise InvalidInput(f"line {number}: {table} rows have columns "
-                               f"{', '.join(names[table])}", field="file")
+            raise InvalidInput(
+                f"line {number}: {table} rows have columns {', '.join(names[table])}", field="file"
+            )
     _refuse_foreign(conn, project, rows)
     for number, table, row in rows:
         try:
-            conn.execute(f"INSERT INTO {table} ({', '.join(names[table])}) "
-                         f"VALUES ({', '.join('?' for _ in names[table])})",
-                         [row[name] for name in names[table]])
+            conn.execute(
+                f"INSERT INTO {table} ({', '.join(names[table])}) "
+                f"VALUES ({', '.join('?' for _ in names[table])})",
+                [row[name] for name in names[table]],
+            )
         except sqlite3.IntegrityError as exc:
-            raise Refused(f"line {number}: {table} row conflicts with the store ({exc})",
-                          field="file") from None
+            raise Refused(
+                f"line {number}: {table} row conflicts with the store ({exc})", field="file"
+            ) from None
         counts[table] += 1
     stray = conn.execute(
         "SELECT e.src, e.dst FROM edges e WHERE e.project = ? AND EXISTS ("
@@ -72,13 +93,15 @@ def import_rows(conn: sqlite3.Connection, project: str,
         (project, project),
     ).fetchone()
     if stray is not None:
-        raise InvalidInput(f"an edge {stray['src']} -> {stray['dst']} leaves project "
-                           f"{project!r}", field="file")
+        raise InvalidInput(
+            f"an edge {stray['src']} -> {stray['dst']} leaves project {project!r}", field="file"
+        )
     return counts
 
 
-def _refuse_foreign(conn: sqlite3.Connection, project: str,
-                    rows: list[tuple[int, str, dict[str, Any]]]) -> None:
+def _refuse_foreign(
+    conn: sqlite3.Connection, project: str, rows: list[tuple[int, str, dict[str, Any]]]
+) -> None:
     """A memory id that another project uses anywhere (its memories, logs, tombstones, ...)
     must not enter this one: the two would then share rows keyed by that id (the forgetting
     log's unique key, say), and one project's import could break the other's next write."""
@@ -94,9 +117,13 @@ def _refuse_foreign(conn: sqlite3.Connection, project: str,
         for ref in refs:
             hit = conn.execute(
                 f"SELECT {ref} FROM {table} WHERE {ref} IN (SELECT value FROM json_each(?)) "
-                "AND project <> ? LIMIT 1", (wanted, project),
+                "AND project <> ? LIMIT 1",
+                (wanted, project),
             ).fetchone()
             if hit is not None:
                 number, where = named[hit[0]]
-                raise InvalidInput(f"line {number}: {where} names memory {hit[0]}, which "
-                                   "belongs to another project", field="file")
+                raise InvalidInput(
+                    f"line {number}: {where} names memory {hit[0]}, which "
+                    "belongs to another project",
+                    field="file",
+                )

@@ -56,8 +56,9 @@ class Tx:
     def forget(self, row: sqlite3.Row, reason: str, at: str) -> None:
         """Remove a memory: forgetting log, tombstone, the row (edges cascade), outbox, audit."""
         memory_id = row["id"]
-        self.forgetting.log(memory_id, reason, textnorm.preview(row["content"]), row["type"],
-                            at, self.front)
+        self.forgetting.log(
+            memory_id, reason, textnorm.preview(row["content"]), row["type"], at, self.front
+        )
         self.tombstones.put(row["canonical_hash"], memory_id, reason, at)
         self.memories.delete(memory_id)
         self.outbox.enqueue(memory_id, "delete", at)

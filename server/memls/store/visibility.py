@@ -27,12 +27,16 @@ def where(seen: Visibility, alias: str = "m") -> tuple[str, dict[str, Any]]:
         ]
         args["v_now"] = seen.now
     if seen.valid_at is not None:
-        clauses += [f"{a}.valid_from <= :v_valid_at",
-                    f"({a}.valid_until IS NULL OR {a}.valid_until > :v_valid_at)"]
+        clauses += [
+            f"{a}.valid_from <= :v_valid_at",
+            f"({a}.valid_until IS NULL OR {a}.valid_until > :v_valid_at)",
+        ]
         args["v_valid_at"] = seen.valid_at
     if seen.as_of is not None:
-        clauses += [f"{a}.recorded_at <= :v_as_of",
-                    f"({a}.invalidated_at IS NULL OR {a}.invalidated_at > :v_as_of)"]
+        clauses += [
+            f"{a}.recorded_at <= :v_as_of",
+            f"({a}.invalidated_at IS NULL OR {a}.invalidated_at > :v_as_of)",
+        ]
         args["v_as_of"] = seen.as_of
     if seen.types:
         types = {f"v_y{i}": t for i, t in enumerate(seen.types)}
