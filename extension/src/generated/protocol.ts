@@ -32,7 +32,13 @@ export interface ChangedNotification {
  * Score one pair of texts (no store involved).
  */
 export interface CheckPairParams {
+  /**
+   * free text: at most max_content_bytes of UTF-8 (default 32 KiB)
+   */
   existing: string;
+  /**
+   * free text: at most max_content_bytes of UTF-8 (default 32 KiB)
+   */
   new: string;
 }
 /**
@@ -306,6 +312,9 @@ export interface QueryParams {
   k?: number;
   mode?: "default" | "interactive" | "lexical";
   project?: string | null;
+  /**
+   * free text: at most max_content_bytes of UTF-8 (default 32 KiB)
+   */
   query: string;
   rerank?: boolean | null;
   rerankDepth?: number | null;
@@ -386,6 +395,9 @@ export interface StoreParams {
   project?: string | null;
   sourceRange?: string | null;
   sourceUri?: string | null;
+  /**
+   * free text: at most max_content_bytes of UTF-8 (default 32 KiB)
+   */
   text: string;
   type?: "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
   validFrom?: string | null;

@@ -128,19 +128,22 @@ class VectorIndex:
         Chroma evaluates a metadata `where` by scanning: ~90 ms at 10k memories, against ~1 ms
         for a plain HNSW search. So search without `where` for 2n, keep what `admit` (the same
         filters, in SQL: the record of truth) lets through, and ask Chroma again with `where`
-        only for a vector where fewer than n passed while the collection holds more. Both paths
+        only for a vector where fewer than n passed while the collection holds more than the
+        unfiltered search returned (HNSW is approximate: it can return fewer). Both paths
         give the same set: when n of the 2n nearest pass, they are the n nearest that pass.
         """
         col = self.existing(project)
         if len(vectors) == 0 or col is None:
             return [[] for _ in vectors]
         fetch = 2 * n
+        total = col.count()
         found = self._query(col, vectors, fetch, None)
         allowed = admit(list({i for hits in found for i, _ in hits}))
         out: list[list[tuple[str, float]]] = []
         for vector, hits in zip(vectors, found):
             kept = [(i, s) for i, s in hits if i in allowed][:n]
-            if len(kept) < n and len(hits) == fetch:  # filtered out too many: ask with where
+            # filtered out too many, or HNSW (approximate) left some out: ask with where
+            if len(kept) < n and len(hits) < total:
                 (hits,) = self._query(col, [vector], n, where)
                 passing = admit([i for i, _ in hits])
                 kept = [(i, s) for i, s in hits if i in passing]
