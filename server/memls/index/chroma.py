@@ -128,8 +128,7 @@ class VectorIndex:
         Chroma evaluates a metadata `where` by scanning: ~90 ms at 10k memories, against ~1 ms
         for a plain HNSW search. So search without `where` for 2n, keep what `admit` (the same
         filters, in SQL: the record of truth) lets through, and ask Chroma again with `where`
-        only for a vector where fewer than n passed while the collection holds more than the
-        unfiltered search returned (HNSW is approximate: it can return fewer). Both paths
+        only for a vector where fewer than n passed while the collection holds more. Both paths
         give the same set: when n of the 2n nearest pass, they are the n nearest that pass.
         """
         col = self.existing(project)
@@ -137,17 +136,39 @@ class VectorIndex:
             return [[] for _ in vectors]
         fetch = 2 * n
         total = col.count()
-        found = self._query(col, vectors, fetch, None)
+        # A collection no larger than what we would fetch is read whole and ranked exactly:
+        # HNSW is approximate and was seen to leave one of 22 vectors out of a full search.
+        found = (
+            self._exact(col, vectors) if total <= fetch else self._query(col, vectors, fetch, None)
+        )
         allowed = admit(list({i for hits in found for i, _ in hits}))
         out: list[list[tuple[str, float]]] = []
         for vector, hits in zip(vectors, found):
             kept = [(i, s) for i, s in hits if i in allowed][:n]
-            # filtered out too many, or HNSW (approximate) left some out: ask with where
-            if len(kept) < n and len(hits) < total:
+            if len(kept) < n and len(hits) == fetch:  # filtered out too many: ask with where
                 (hits,) = self._query(col, [vector], n, where)
                 passing = admit([i for i, _ in hits])
                 kept = [(i, s) for i, s in hits if i in passing]
             out.append(kept)
+        return out
+
+    @staticmethod
+    def _exact(col, vectors) -> list[list[tuple[str, float]]]:
+        """Every vector of a (small) collection, by cosine to each query, nearest first."""
+        import numpy as np
+
+        got = col.get(include=["embeddings"])
+        if not got["ids"]:
+            return [[] for _ in vectors]
+        matrix = np.asarray(got["embeddings"], dtype=np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        out = []
+        for vector in vectors:
+            q = np.asarray(vector, dtype=np.float32)
+            q = q / max(float(np.linalg.norm(q)), 1e-12)
+            sims = matrix @ q
+            order = np.argsort(-sims, kind="stable")
+            out.append([(got["ids"][k], float(sims[k])) for k in order])
         return out
 
     @staticmethod

@@ -68,20 +68,17 @@ def open_conflicts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, li
 
 def _approved_after(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set[tuple[str, str]]:
     """(older, newer) pairs whose older statement is verified, by an approval recorded after
-    the newer statement was."""
-    pairs = {(row["older"], row["newer"]) for row in rows}
-    out = set()
-    for older, newer in pairs:
-        hit = conn.execute(
-            "SELECT 1 FROM memories o JOIN memories n ON n.id = ? "
-            "JOIN trust_transitions t ON t.memory_id = o.id AND t.project = o.project "
-            "WHERE o.id = ? AND o.trust = 'verified' AND t.to_trust = 'verified' "
-            "AND t.at > n.recorded_at LIMIT 1",
-            (newer, older),
-        ).fetchone()
-        if hit is not None:
-            out.add((older, newer))
-    return out
+    the newer statement was. One statement for all pairs (this runs on every read)."""
+    pairs = [[row["older"], row["newer"]] for row in rows]
+    found = conn.execute(
+        "SELECT DISTINCT o.id, n.id FROM json_each(?) AS pair "
+        "JOIN memories o ON o.id = json_extract(pair.value, '$[0]') "
+        "JOIN memories n ON n.id = json_extract(pair.value, '$[1]') "
+        "JOIN trust_transitions t ON t.memory_id = o.id AND t.project = o.project "
+        "WHERE o.trust = 'verified' AND t.to_trust = 'verified' AND t.at > n.recorded_at",
+        (json.dumps(pairs),),
+    ).fetchall()
+    return {(older, newer) for older, newer in found}
 
 
 class Edges(Repository):
