@@ -280,11 +280,17 @@ def mode_simulate(
     return found, supersession_edges(facts), total
 
 
-def mode_engine(corpus: Path) -> tuple[list[tuple], int]:
+def mode_engine(corpus: Path) -> tuple[list[tuple], list, int]:
+    from pygls import uris
+
     from memls import protocol
     from memls.engine import Engine
 
+    def rel(uri: str) -> str:
+        return Path(uris.to_fs_path(uri)).resolve().relative_to(corpus.resolve()).as_posix()
+
     found = []
+    edges = []
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
         engine = Engine.open(Path(tmp) / "data")
@@ -307,6 +313,7 @@ def mode_engine(corpus: Path) -> tuple[list[tuple], int]:
                 listed = engine.conflicts(
                     protocol.ConflictsParams(project=str((corpus / project).resolve()), limit=1000)
                 )
+                edges += [(rel(x.newer_uri), rel(x.older_uri), x.relation) for x in listed.links]
                 for c in listed.conflicts:
                     found.append(
                         (
@@ -319,7 +326,7 @@ def mode_engine(corpus: Path) -> tuple[list[tuple], int]:
                     )
         finally:
             engine.close()
-    return found, total
+    return found, sorted(set(edges)), total
 
 
 def _where(corpus: Path, memory) -> str:
@@ -486,8 +493,8 @@ def main() -> None:
         )
         report_found(found, edges, total, given, ours, real, out)
     else:
-        found, total = mode_engine(args.corpus)
-        report_found(found, [], total, given, ours, real, out)
+        found, edges, total = mode_engine(args.corpus)
+        report_found(found, edges, total, given, ours, real, out)
     print(f"\n({time.perf_counter() - started:.1f} s)", file=out)
     text = out.getvalue()
     print(text, end="")

@@ -107,7 +107,8 @@ class Notes(Writes):
                     removed.append(row["id"])
             relinked = self._record_facts(tx, uri, params.text or "", bool(units), now)
         self._kick()
-        self._changed(project, "sync", added + removed + moved + relinked)
+        self._changed(project, "sync", added + removed + moved)
+        self._changed(project, "links", relinked)  # the first units of the notes concerned
         return protocol.SyncNoteResult(
             project=project,
             uri=uri,
