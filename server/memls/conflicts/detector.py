@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from memls.conflicts.frames import entities, targets, words
+from memls.conflicts.frames import changes, entities, targets, words
 from memls.conflicts.scorer import score_pair
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
@@ -26,7 +26,7 @@ from memls.store.search import SearchQueries
 
 CANDIDATES = 10
 TARGETED = 5  # at most this many earlier statements found by the targeted lookup, per memory
-_LOOKUP = 30  # rows the targeted lookup reads before checking them
+_LOOKUP = 50  # rows the targeted lookup reads before checking them
 
 _FACTS = msgspec.json.Decoder(NoteFacts)
 
@@ -91,9 +91,13 @@ class Detector:
 
     def targeted(self, seen: Visibility, row: sqlite3.Row, chosen: set[str]) -> list[str]:
         """Earlier memories that state what a change of `row` replaces (every stem of
-        `frames.targets`), or that replaced or rejected something `row` names."""
+        `frames.targets`), that replaced or rejected something `row` names, or — when `row`
+        states a change — that recorded an earlier change to what `row` names or changes
+        ("Replace Jenkins with Concourse CI pipeline" for "We will switch to GitHub Actions
+        for our deployment pipelines")."""
         text = row["content"]
         wanted, named = targets(text), entities(text)
+        subject = frozenset(w for c in changes(text) for w in c.subject)
         out: list[str] = []
         if wanted:
             out += [
@@ -101,10 +105,10 @@ class Detector:
                 for i in self.reads.containing(seen, wanted, _LOOKUP, every=True)
                 if i not in chosen
             ]
-        if named:
+        if named or subject:
             out += [
                 i
-                for i in self.reads.containing(seen, named, _LOOKUP, every=False)
+                for i in self.reads.containing(seen, named | subject, _LOOKUP, every=False)
                 if i not in chosen and i not in out
             ]
         if not out:
@@ -116,7 +120,11 @@ class Detector:
             if other is None or i == row["id"] or not _before(other, row):
                 continue
             theirs = other["content"]
-            if (wanted and wanted <= words(theirs)) or (targets(theirs) & named):
+            if (
+                (wanted and wanted <= words(theirs))
+                or (targets(theirs) & named)
+                or (subject and any(c.new & (named | subject) for c in changes(theirs)))
+            ):
                 kept.append(i)
         return kept[:TARGETED]
 
