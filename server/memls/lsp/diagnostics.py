@@ -105,7 +105,8 @@ def for_links(
             continue
         line = link.line if link.stated_in == uri else 0
         end = len(lines[line]) if lines is not None and line < len(lines) else 0
-        name = link.label if link.stated_in == uri and link.label else _name(link.newer_uri)
+        file = _name(link.newer_uri)
+        said = link.label if link.stated_in == uri and link.label not in ("", file) else ""
         verb = "superseded" if link.relation == "supersedes" else "amended"
         out.append(
             types.Diagnostic(
@@ -118,7 +119,7 @@ def for_links(
                 severity=types.DiagnosticSeverity.Hint,
                 source=SOURCE,
                 code=link.relation,
-                message=f"{verb} by {name} ({_name(link.newer_uri)})",
+                message=f"{verb} by {said} ({file})" if said else f"{verb} by {file}",
                 related_information=[
                     types.DiagnosticRelatedInformation(
                         location=types.Location(
