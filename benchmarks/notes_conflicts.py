@@ -15,8 +15,10 @@ Modes
   unit checked against its 10 nearest units of the project (bge-small cosine with --models, the
   scorer's lexical Jaccard without) recorded before it, under the document rules, by
   `score_pair`; plus supersession/amendment edges from `note_facts` resolved by link or number.
-- engine: `Engine.open` on a fresh data directory, `sync_note` per file, `flush`, then
-  `conflicts` per project: what users get today.
+- engine: `Engine.open` on a fresh data directory (default settings: bge-small vectors),
+  `sync_note` per file, `flush`, then `conflicts` per project: what users get. The edges are
+  the links between notes that `conflicts` returns (`links`: supersedes/amends, resolved by
+  the engine by link or number).
 
 Every reported pair is looked up in the judgements: `judged.tsv` and `missed.tsv` of the corpus
 and ours, `benchmarks/results/notes-conflicts-judged.tsv` (file_a:line, file_b:line, verdict,
