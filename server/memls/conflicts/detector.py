@@ -90,12 +90,15 @@ class Detector:
         return out
 
     def targeted(self, seen: Visibility, row: sqlite3.Row, chosen: set[str]) -> list[str]:
-        """Earlier memories that state what a change of `row` replaces (every stem of
-        `frames.targets`), that replaced or rejected something `row` names, or — when `row`
-        states a change — that recorded an earlier change to what `row` names or changes
+        """For a `row` that states a change (`frames.changes`; others get no lookup): earlier
+        memories that state what the change replaces (every stem of `frames.targets`), that
+        replaced or rejected something `row` names, or that recorded an earlier change to what
+        `row` names or changes
         ("Replace Jenkins with Concourse CI pipeline" for "We will switch to GitHub Actions
         for our deployment pipelines")."""
         text = row["content"]
+        if not changes(text):
+            return []  # the lookup is for what a change replaces: no change, no lookup
         wanted, named = targets(text), entities(text)
         subject = frozenset(w for c in changes(text) for w in c.subject)
         out: list[str] = []
