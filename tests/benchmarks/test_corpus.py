@@ -10,9 +10,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+_saved = list(sys.path)
 sys.path.insert(0, str(ROOT / "benchmarks"))
-
-corpus = pytest.importorskip("corpus")
+try:
+    corpus = pytest.importorskip("corpus")
+finally:
+    # benchmarks/ holds mcp.py: left on sys.path it shadows the MCP SDK for later test modules
+    sys.path[:] = _saved
 
 
 @pytest.fixture(scope="module")
