@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from memls.conflicts.frames import changes, entities, targets, words
-from memls.conflicts.scorer import score_pair
+from memls.conflicts.scorer import gate, score_pair
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.notes import NoteFacts, comparable
@@ -60,16 +60,23 @@ class Detector:
         seen = Visibility(projects=(project,), now=self.now)
         near: list[list[tuple[str, float | None]]] = []
         if vectors is not None and self.index is not None:
+            # only memories recorded no later than the batch's last are admitted, and the
+            # search asks for as many more as the batch holds, so each row gets its nearest
+            # EARLIER memories whatever the indexer had already indexed after it
+            last = max((r["recorded_at"], r["seq"]) for r in rows)
+            known: dict[str, sqlite3.Row] = {}
+
+            def admit(ids: list[str]) -> set[str]:
+                visible = self.reads.visible_rows(seen, ids)
+                known.update(visible)
+                return {i for i, r in visible.items() if (r["recorded_at"], r["seq"]) <= last}
+
             found = self.index.nearest(
-                project,
-                vectors,
-                CANDIDATES + 1,
-                chroma_where(seen),
-                lambda ids: self.reads.admitted(seen, ids),
+                project, vectors, CANDIDATES + len(rows), chroma_where(seen), admit
             )
             for row, nearest in zip(rows, found):
                 kept: list[tuple[str, float | None]] = [
-                    (i, s) for i, s in nearest if i != row["id"]
+                    (i, s) for i, s in nearest if i in known and _before(known[i], row)
                 ]
                 near.append(kept[:CANDIDATES])
         else:
@@ -204,8 +211,11 @@ def _is_record(facts: str | None) -> bool:
 
 def _changes(verdict: Verdict) -> bool:
     """A change-of-state frame of the newer text aligned with the older (not the weak
-    update-marker corroboration)."""
-    return any(s.kind == "temporal_override" and s.weight >= 0.85 for s in verdict.signals)
+    update-marker corroboration), between two statements also related by meaning: the
+    similarity gate open on its own, not only held at its floor by the frame's alignment."""
+    return gate(verdict.similarity, verdict.similarity_source) > 0.0 and any(
+        s.kind == "temporal_override" and s.weight >= 0.85 for s in verdict.signals
+    )
 
 
 def _line(source_range: str | None) -> int:
