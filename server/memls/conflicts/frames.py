@@ -61,6 +61,7 @@ class Change(NamedTuple):
     marker: str  # the words that make it a change ("switched", "no longer", "instead of")
     old_words: tuple[str, ...]  # the replaced filler's words as written
     scope: tuple[str, ...]  # a trailing "for the admin app": where the change applies
+    head: str = ""  # B's word next to the marker ("log with [zap] instead of logrus")
 
 
 def _stems(phrase: str, keep_generic: bool = False) -> frozenset[str]:
@@ -127,11 +128,12 @@ _A = r"(?P<a>[^,;]{1,60}?)"
 _B = r"(?P<b>[^,;]{1,60}?)"
 _END = (
     r"(?=\s+(?:for(?!\s+[^\s,;]+[.!]?\s*$)|because|since|after|before|when|once|until|unless|so|as|in order|last|"  # noqa: E501
-    r"this|from now|on \w+day|due|pending|mainly|which)\b|[,;.:]|$)"
+    r"this|from now|on \w+day|due|pending|mainly|which)\b|[,;:]|[.](?!\w)|$)"
 )
 _MOVE = (
     r"(?:move|moved|moves|migrate|migrated|migrates|switch|switched|switches|change|"
-    r"changed|transitioned|ported|converted|went|passed|handed|transferred)"
+    r"changed|transitioned|ported|converted|went|passed|handed|transferred|rewritten|rewrote|"
+    r"rebuilt|reimplemented)"
 )
 _NEAR_B = r"(?<![\w#@$-])(?P<b>(?:\S+\s+){0,3}?\S+?)"
 
@@ -281,6 +283,9 @@ def changes(text: str) -> tuple[Change, ...]:
                 scope = tuple(
                     stem(w) for w in (tail.group(1).split() if tail else ()) if stem(w) in _stems(w)
                 )
+                b_words = [stem(w.strip(".,:;'\"()")) for w in (groups.get("b") or "").split()]
+                before = bool(groups.get("a") and groups.get("b")) and m.start("b") < m.start("a")
+                head = next((w for w in reversed(b_words) if w in new), "") if before else ""
                 found.append(
                     Change(
                         kind,
@@ -291,6 +296,7 @@ def changes(text: str) -> tuple[Change, ...]:
                         _marker(m.group(0)),
                         old_words,
                         scope,
+                        head,
                     )
                 )
                 covered.append((m.start(), m.end()))
@@ -309,6 +315,10 @@ _PREFERRED = re.compile(
     r"(?P<a>[^,;]{1,50}?)\s+(?:is|are)\s+(?:preferred|favou?red|prioriti[sz]ed|chosen)\s+"
     r"(?:over|to|above|rather than|instead of)\s+(?P<b>[^,;]{1,50}?)" + _END
 )
+_BARE_OVER = re.compile(
+    r"^(?:[a-z]+:\s+)?(?P<a>(?:[^\s,;:]+\s+){0,2}?[^\s,;:]+)\s+over\s+(?P<b>[^,;:]{1,50}?)" + _END
+)
+"""A sentence that opens with "A over B" ("Consistency over availability for ledger writes.")."""
 _PREFERRED_SUBJECT = re.compile(
     r"(?P<a>[^,;]{1,50}?)\s+(?:over|rather than|to)\s+(?P<b>[^,;]{1,50}?)\s+(?:is|are)\s+"
     r"(?:preferred|favou?red)\b"
@@ -325,7 +335,7 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
         plain = normalize(sentence).strip()
         if not _PREFERENCE_CUE.search(plain):
             continue
-        for pattern in (_PREFER, _PREFERRED, _PREFERRED_SUBJECT):
+        for pattern in (_PREFER, _PREFERRED, _PREFERRED_SUBJECT, _BARE_OVER):
             for m in pattern.finditer(plain):
                 a = _stems(_TRIM.sub("", m.group("a").split(",")[-1]))
                 b = _stems(_TRIM.sub("", m.group("b")))

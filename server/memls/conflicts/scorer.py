@@ -284,10 +284,18 @@ def _comparable(x: Value, y: Value) -> bool:
     if x.kind != y.kind or x.kind == "year":
         return False
     if x.kind == "version":
-        return x.anchor != "" and x.anchor == y.anchor
+        return _same_anchor(x.anchor, y.anchor)
     if x.kind == "count":
         return not x.units or not y.units or bool(x.units & y.units)
     return True
+
+
+def _same_anchor(x: str, y: str) -> bool:
+    """One product named two ways: "node" / "node.js", "postgres" / "postgresql"."""
+    if not x or not y:
+        return False
+    short, long = sorted((x, y), key=len)
+    return x == y or (len(short) >= 4 and long.startswith(short))
 
 
 def _equal(x: Value, y: Value) -> bool:
@@ -328,9 +336,63 @@ def _value_change(
     subject_n, subject_e = _subject(cn), _subject(ce)
     if anchors:  # the product is the shared subject of a version ("Django 5.0" / "Django 4.2")
         subject_n, subject_e = subject_n | anchors, subject_e | anchors
-    if not _same_subject(subject_n, subject_e, ignore):
+    pairs = [(x, y) for x, y in pairs if _periodic(cn, x) == _periodic(ce, y)]
+    if not pairs:
+        return []  # "retained for 90 days" / "run every 6 hours": a lifetime and a period
+    if not _same_subject(subject_n, subject_e, ignore) and not (
+        _one_attribute(pairs, subject_n, subject_e, a, b) and not _parallel(cn, ce)
+    ):
         return []
     return [t for x, y in pairs for t in (x.surface, y.surface)]
+
+
+_PERIOD = re.compile(r"\b(?:every|each|per|once a|once an?)\s+$")
+
+
+def _periodic(clause: Clause, value: Value) -> bool:
+    """A duration said as a period ("every 6 hours"), not as a length ("for 90 days")."""
+    if value.kind != "duration":
+        return False
+    at = clause.text.find(value.surface)
+    return at > 0 and bool(_PERIOD.search(clause.text[:at]))
+
+
+def _parallel(cn: Clause, ce: Clause) -> bool:
+    """The two clauses say the same thing of two different subjects: one run of words differs,
+    at the same place ("Worker pods get 2 GiB" / "API pods get 512 MiB")."""
+    only_n = [k for k in cn.keys if k not in ce.keys]
+    only_e = [k for k in ce.keys if k not in cn.keys]
+    if not only_n or not only_e:
+        return False
+    slot_n, slot_e = _slot(cn.keys, only_n), _slot(ce.keys, only_e)
+    return slot_n is not None and slot_e is not None and _aligned(slot_n, slot_e)
+
+
+#: Value kinds that measure one attribute whatever the words around them.
+_MEASURES = frozenset({"duration", "size", "percent", "port"})
+
+
+def _one_attribute(
+    pairs: list[tuple[Value, Value]],
+    subject_n: set[str],
+    subject_e: set[str],
+    a: Analysis,
+    b: Analysis,
+) -> bool:
+    """Two statements that each give ONE measure of a kind, about a shared subject word:
+    "The HTTP client times out after 5 seconds" / "Outbound HTTP requests time out after 30
+    seconds". A second measure of the kind on either side means two attributes."""
+    for x, y in pairs:
+        if x.kind not in _MEASURES:
+            continue
+        if sum(v.kind == x.kind for v in a.values) != 1 or sum(
+            v.kind == y.kind for v in b.values
+        ) != 1:
+            continue
+        shared = (subject_n & subject_e) - GENERIC_STEMS
+        if shared and len(a.keys) <= SHORT_TEXT_KEYS and len(b.keys) <= SHORT_TEXT_KEYS:
+            return True
+    return False
 
 
 def _choice_change(
@@ -374,6 +436,8 @@ def _choice_change(
         return []
     if any("/" in cn.surface[k] for k in fill_n) or any("/" in ce.surface[k] for k in fill_e):
         return []  # links and paths are references, not fillers
+    if _in_for_phrase(cn, fill_n) or _in_for_phrase(ce, fill_e):
+        return []  # "for the cart service" / "for the ledger": where a rule applies, two scopes
     long = (
         max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS
         or max(len(a.keys), len(b.keys)) > SHORT_TEXT_KEYS
@@ -381,6 +445,15 @@ def _choice_change(
     if long and not (set(fill_n) & names[0] and set(fill_e) & names[1]):
         return []  # in a long sentence only named things are alternatives for a slot
     return [cn.surface[k] for k in fill_n] + [ce.surface[k] for k in fill_e]
+
+
+_FOR_PHRASE = re.compile(r"\bfor\s+(?:(?:the|our|a|an|all|each|every)\s+)?(?P<first>[^\s,;.]+)")
+
+
+def _in_for_phrase(clause: Clause, fill: list[str]) -> bool:
+    """The filler opens a "for ..." phrase of its clause: a scope, not a choice."""
+    firsts = {stem(m.group("first")) for m in _FOR_PHRASE.finditer(clause.text)}
+    return any(k in firsts for k in fill)
 
 
 def _overlap(x: frozenset[str], y: frozenset[str]) -> float:
@@ -453,9 +526,26 @@ def _preference_swap(new: str, existing: str) -> list[str]:
                 and _overlap(pb, qa) >= 0.5
                 and _overlap(pa, qa) < 0.5
                 and _overlap(pb, qb) < 0.5
+                and not _scoped_preferences(new, existing, pa | pb, qa | qb)
             ):
                 return [phrase_n, phrase_e]
     return []
+
+
+#: Nouns for the whole project: "in this codebase" scopes nothing.
+_UNIVERSAL = frozenset(
+    stem(w) for w in ("codebase", "code", "project", "repo", "repository", "everywhere", "we")
+)
+
+
+def _scoped_preferences(
+    new: str, existing: str, terms_n: frozenset[str], terms_e: frozenset[str]
+) -> bool:
+    """Both preferences are said of something and of different things ("for the cart service
+    ... availability over consistency" / "for the ledger ... consistency over availability")."""
+    rest_n = frames.words(new) - terms_n - GENERIC_STEMS - _UNIVERSAL
+    rest_e = frames.words(existing) - terms_e - GENERIC_STEMS - _UNIVERSAL
+    return bool(rest_n) and bool(rest_e) and not _with_parts(rest_n) & _with_parts(rest_e)
 
 
 def _present(b: Analysis) -> frozenset[str]:
@@ -478,7 +568,10 @@ def _change_frame(
     if not frames.changes(new) and not frames.changes(existing):
         return None, False
     for change in frames.changes(new):
-        if change.new and _restated(change.new - change.old, names[0], stated):
+        fill = change.new - change.old
+        if change.head in fill and not fill & names[0]:
+            fill = frozenset({change.head})  # "services log with zap instead of logrus": zap
+        if change.new and _restated(fill, names[0], stated):
             continue  # the existing text already says the new state
         if change.old:
             named = (change.old & names[0]) - change.new  # "EKS" in "from EKS nodes to EKS
@@ -495,7 +588,7 @@ def _change_frame(
             ):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
             scope = change.scope
-            if len(scope) > 1 and scope[-1] in stated and not set(scope) <= stated:
+            if len(scope) > 1 and _scoped_apart(scope, existing, stated):
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
             aside = not (change.subject - GENERIC_STEMS) & old_keys
             if aside and len(old_keys) > SHORT_CLAUSE_KEYS:
@@ -524,6 +617,22 @@ def _change_frame(
         if len(rest) >= 2:  # the same subject besides the rejected thing
             return _strong([change.marker, *sorted(key)[:2]]), _related(change, said)
     return None, False
+
+
+def _scoped_apart(scope: tuple[str, ...], existing: str, stated: frozenset[str]) -> bool:
+    """The frame's trailing scope ("for the admin app") names its head word, and the existing
+    text gives that head another modifier ("the customer app"): two scopes. "for all unit
+    tests in the TypeScript packages" / "TypeScript packages are unit-tested" is one."""
+    if scope[-1] not in stated or set(scope) <= _with_parts(stated):
+        return False
+    seq = frames.tokens(existing)
+    modifiers = {seq[i - 1] for i, w in enumerate(seq) if w == scope[-1] and i > 0 and seq[i - 1]}
+    return not modifiers or bool(modifiers - set(scope) - GENERIC_STEMS)
+
+
+def _with_parts(words: frozenset[str]) -> frozenset[str]:
+    """Stems and the stemmed parts of hyphenated ones ("unit-test" -> unit, test)."""
+    return words | frozenset(stem(p) for w in words if "-" in w for p in w.split("-") if p)
 
 
 def _related(change: frames.Change, keys: frozenset[str]) -> bool:
