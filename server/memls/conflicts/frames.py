@@ -335,7 +335,10 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
         plain = normalize(sentence).strip()
         if not _PREFERENCE_CUE.search(plain):
             continue
+        before = len(out)
         for pattern in (_PREFER, _PREFERRED, _PREFERRED_SUBJECT, _BARE_OVER):
+            if pattern is _BARE_OVER and len(out) > before:
+                break  # a verb of preference already read the sentence
             for m in pattern.finditer(plain):
                 a = _stems(_TRIM.sub("", m.group("a").split(",")[-1]))
                 b = _stems(_TRIM.sub("", m.group("b")))
