@@ -104,7 +104,7 @@ NAMED_SWAP_MAX_WORDS = 14
 SHORT_TEXT_KEYS = 12
 NAMED_SWAP_SHARED = 2
 #: ... and in which at most this many other content words differ.
-NAMED_SWAP_REST = 3
+NAMED_SWAP_REST = 5
 #: Share of the replaced thing's words ("from session cookies") the old text must contain.
 OVERRIDE_MIN_OVERLAP = 0.6
 #: Share of a change frame's replaced filler ("from our homegrown table") the old text states.
@@ -241,6 +241,8 @@ def _signals(
     if triggers := _preference_swap(new, existing):
         fire("choice_change", triggers)
     if "choice_change" not in found and (triggers := _named_swap(new, existing, names)):
+        fire("choice_change", triggers)
+    if "choice_change" not in found and (triggers := _typed_swap(new, existing, names)):
         fire("choice_change", triggers)
     strong_frame, related = _change_frame(new, existing, a, b, names)
     signals = [
@@ -492,6 +494,54 @@ def _named_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
     if _modified_apart(frames.tokens(new), frames.tokens(existing), shared, names):
         return []
     return sorted(only_n)[:3] + sorted(only_e)[:3]
+
+
+def _typed_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[str]]) -> list[str]:
+    """Two short statements on one subject, each naming a thing of the same kind the other does
+    not: "read from TOML files" / "lives in YAML files", "docstrings in Google style" /
+    "docstrings follow the NumPy style". The kind is the noun right after the name; a kind
+    that names instances ("the Kavon service") makes two subjects, not one slot."""
+    words_n, words_e = frames.words(new), frames.words(existing)
+    if max(len(words_n), len(words_e)) > NAMED_SWAP_MAX_WORDS:
+        return []
+    tn, te = frames.tokens(new), frames.tokens(existing)
+    lead_n, lead_e = next((w for w in tn if w), ""), next((w for w in te if w), "")
+    if lead_n not in words_e | names[1] and lead_e not in words_n | names[0]:
+        return []  # "Black formats the Python code" / "Prettier formats the TypeScript code":
+        #            two agents, each on its own kind of thing
+    kinds_n = _kinds(tn, names[0] - words_e - names[1])
+    kinds_e = _kinds(te, names[1] - words_n - names[0])
+    for kind in kinds_n.keys() & kinds_e.keys():
+        shared = (words_n & words_e) - GENERIC_STEMS - {kind}
+        if not shared:
+            continue
+        if (
+            frames.hedged(new)
+            or frames.hedged(existing)
+            or frames.additive(new)
+            or frames.additive(existing)
+            or any(c.past for text in (new, existing) for c in analyze(text).clauses)
+        ):
+            return []
+        return [kinds_n[kind], kinds_e[kind], kind]
+    return []
+
+
+def _kinds(seq: tuple[str, ...], only: frozenset[str]) -> dict[str, str]:
+    """kind noun -> the named thing before it ("toml" "file" -> {"file": "toml"})."""
+    out = {}
+    for i, w in enumerate(seq[:-1]):
+        kind = seq[i + 1]
+        if (
+            w in only
+            and w[:1].isalpha()
+            and kind
+            and kind not in GENERIC_STEMS
+            and kind not in _INSTANCE_KINDS
+            and kind not in only
+        ):
+            out[kind] = w
+    return out
 
 
 def _modified_apart(
