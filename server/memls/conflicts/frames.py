@@ -348,6 +348,47 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
     return tuple(out)
 
 
+# ------------------------------------------------------------------ prohibitions
+
+_FORBID = re.compile(
+    r"(?P<verbal>\b(?:do not|don't|does not|doesn't|never|must not|mustn't|should not|"
+    r"shouldn't|cannot|can't|may not)\s+(?:\w+ly\s+)?(?P<verb>[\w-]+)\s+)"
+    r"|(?P<nominal>^(?:[a-z]+:\s+)?no\s+(?:more\s+)?)"
+)
+#: Where the forbidden thing ends: a preposition or a connective opens its circumstances.
+_OBJECT_END = re.compile(
+    r"\s(?:to|in|into|at|on|by|from|for|with|under|inside|when|so|because|unless|before|"
+    r"after|without|against|as|if|until|via|through|beside|next)\b|[,;:(]|[.](?!\w)|$"
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def prohibitions(text: str) -> tuple[tuple[frozenset[str], str], ...]:
+    """What a rule forbids: "Never commit generated protobuf files" -> ({generat, protobuf,
+    file}, phrase); "No print statements in library code" -> ({print, statement}, ...). The
+    forbidden thing runs from the verb after the negator (or from "no" opening a sentence)
+    to the first preposition or connective; the verb itself is not part of it."""
+    out: list[tuple[frozenset[str], str]] = []
+    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), _unlinked(text))):
+        plain = normalize(sentence).strip()
+        if not plain or plain.endswith("?"):
+            continue
+        for clause in re.split(r"[;]|\s-\s|:\s(?=[a-z])", plain):
+            clause = clause.strip()
+            m = _FORBID.search(clause)
+            if m is None:
+                continue
+            rest = clause[m.end() :]
+            end = _OBJECT_END.search(rest)
+            thing = rest[: end.start()] if end else rest
+            if m.group("verbal") and m.group("verb") in ("be", "have", "need", "needs"):
+                continue  # "must not be", "does not need": a state, not a forbidden act
+            stems = _stems(thing)
+            if stems:
+                out.append((stems, clause[m.start() : m.end() + len(thing)].strip()[:60]))
+    return tuple(out)
+
+
 @functools.lru_cache(maxsize=1024)
 def words(text: str) -> frozenset[str]:
     """Every content stem of `text`, values included as words ("a month" -> month)."""
@@ -406,5 +447,5 @@ def targets(text: str) -> frozenset[str]:
 
 def cache_clear() -> None:
     """Forget the memoised readings (benchmarks measure the uncached cost)."""
-    for function in (entities, changes, preferences, words, tokens, targets):
+    for function in (entities, changes, preferences, prohibitions, words, tokens, targets):
         function.cache_clear()

@@ -34,6 +34,7 @@ from memls.conflicts.text import (
     Clause,
     Value,
     analyze,
+    normalize,
     stem,
 )
 from memls.protocol.conflicts import (
@@ -238,6 +239,10 @@ def _signals(
                 fire("choice_change", triggers)
     if len(antonym_pairs) > 1:
         found.pop("antonym", None)  # two opposites at once describe two sides, not a change
+    if "negation" not in found and (
+        (triggers := _forbidden(new, existing, names)) or (triggers := _forbidden(existing, new, names[::-1]))
+    ):
+        fire("negation", triggers)
     if triggers := _preference_swap(new, existing):
         fire("choice_change", triggers)
     if "choice_change" not in found and (triggers := _named_swap(new, existing, names)):
@@ -565,6 +570,43 @@ def _modified_apart(
         if pn and pe and not pn & pe:
             return True
     return False
+
+
+def _forbidden(rule: str, other: str, names: tuple[frozenset[str], frozenset[str]]) -> list[str]:
+    """A rule forbids what the other text states as done: "Never commit generated protobuf
+    files" / "Generated protobuf code is checked into gen/". The forbidden thing (its words
+    after the verb, up to the first preposition) is stated by the other text: two of its words,
+    or the one identifier it names ("CHANGELOG.md"). Not when the other text negates, weighs or recalls; not when a shared word
+    outside the forbidden thing has two different modifiers ("the public API does not expose
+    internal IDs" / "the internal admin API exposes database IDs"), nor when each applies
+    "for" something else ("for generated code" / "for every public function")."""
+    found = frames.prohibitions(rule)
+    if not found:
+        return []
+    stated = _with_parts(frames.words(other) | names[1])
+    if frames.hedged(other) or frames.hedged(rule):
+        return []
+    clauses = analyze(other).clauses
+    for thing, phrase in found:
+        hit = thing & stated
+        if len(hit) < 2 and not (hit == thing and all(frames.identifier(w) for w in hit)):
+            continue  # one common word ("credentials", "Redis") is a topic, not the act
+        if any(
+            (c.negators or c.past or _negative(c)) and hit & _with_parts(frozenset(c.content))
+            for c in clauses
+        ):
+            continue  # the other text denies it too, or recalls it
+        shared = (frames.words(rule) & frames.words(other)) - thing - GENERIC_STEMS
+        if _modified_apart(frames.tokens(rule), frames.tokens(other), shared, names):
+            continue
+        fors = [
+            {stem(m.group("first")) for m in _FOR_PHRASE.finditer(normalize(t))}
+            for t in (rule, other)
+        ]
+        if fors[0] and fors[1] and not fors[0] & fors[1]:
+            continue
+        return [phrase, *sorted(hit)[:3]]
+    return []
 
 
 def _preference_swap(new: str, existing: str) -> list[str]:
