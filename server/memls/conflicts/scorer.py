@@ -659,7 +659,7 @@ def _change_frame(
     old_keys = frozenset(k for c in b.clauses if not c.past for k in c.keys)
     if not frames.changes(new) and not frames.changes(existing):
         return None, False
-    for change in frames.changes(new):
+    for change in () if frames.hedged(new) else frames.changes(new):
         fill = change.new - change.old
         if change.head in fill and not fill & names[0]:
             fill = frozenset({change.head})  # "services log with zap instead of logrus": zap
