@@ -128,7 +128,7 @@ _A = r"(?P<a>[^,;]{1,60}?)"
 _B = r"(?P<b>[^,;]{1,60}?)"
 _END = (
     r"(?=\s+(?:for(?!\s+[^\s,;]+[.!]?\s*$)|because|since|after|before|when|once|until|unless|so|as|in order|last|"  # noqa: E501
-    r"this|from now|on \w+day|due|pending|mainly|which)\b|[,;:]|[.](?!\w)|$)"
+    r"this|from now|on \w+day|due|pending|mainly|which|in (?:all|every|each|\d{4})|and)\b|[,;:]|[.](?!\w)|$)"
 )
 _MOVE = (
     r"(?:move|moved|moves|migrate|migrated|migrates|switch|switched|switches|change|"
@@ -152,6 +152,7 @@ _CUES = tuple(
         r"\b(?:rewr|rebuil|re-?implement|rework|ported|recreat|redone)",
         r"\bnow\s",
         r"\b(?:switch|mov|migrat|transition|chang|upgrad)",
+        r"\bno longer\s",
         r"\b(?:no longer|not anymore|stop|quit|ceased)",
         r"\b(?:remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas)",
         r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|gone|closed|unsupported)\b",
@@ -177,7 +178,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "replace",
-            rf"(?:^|\b(?:the|our|a|an)\s+)?{_B}(?<!\bbeen)(?<!\bwas)(?<!\bwere)(?<!\bis)(?<!\bare)(?<!\bbe)(?<!\bget)(?<!\bgot)\s+(?:now\s+)?(?:replaces|replace|replaced|supersedes|superseded|succeeds|takes over from|took over from)\s+(?!by\b|with\b)(?:the\s+(?:use|usage) of\s+|usage of\s+|use of\s+)?{_A}{_END}",  # noqa: E501
+            rf"(?:^|\b(?:the|our|a|an)\s+)?{_B}(?<!\bbeen)(?<!\bwas)(?<!\bwere)(?<!\bis)(?<!\bare)(?<!\bbe)(?<!\bget)(?<!\bgot)\s+(?:now\s+)?(?:replaces|replace|replaced|supersedes|supersede|superseded|succeeds|takes over from|took over from)\s+(?!by\b|with\b)(?:the\s+(?:use|usage) of\s+|usage of\s+|use of\s+)?{_A}{_END}",  # noqa: E501
         ),
         (
             "replace",
@@ -204,10 +205,14 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "adopt",
             rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:switch|move|migrate|transition|change|upgrade)|\b(?:switched|switching|moved|moving|migrated|migrating|transitioned|transitioning|changed|changing|upgraded|upgrading))\s+(?:(?!to\b|from\b)[^,;]{{0,40}}?\s+)?(?:to|onto|over to)\s+{_B}{_END}",  # noqa: E501
         ),
+        (
+            "remove",
+            rf"(?:^|\b(?:the|our|a|an)\s+)?{_A}\s+(?:is|are|was|were)\s+no longer\s+(?:used|needed|supported|maintained|required|run|deployed|in use)\b",  # noqa: E501
+        ),
         ("remove", rf"\b(?:no longer|not anymore|stopped|ceased)\s+{_A}{_END}"),
         (
             "remove",
-            rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out|phasing out|phased out)|\b(?:removed|removing|dropped|dropping|decomm?iss?ioned|decomm?iss?ioning|retired|retiring|deprecated|deprecating|deleted|deleting|abandoned|sunsetting))\s+{_A}{_END}",  # noqa: E501
+            rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out|phasing out|phased out)|\b(?:removed|removing|dropped|dropping|decomm?iss?ioned|decomm?iss?ioning|retired|retiring|deprecated|deprecating|deleted|deleting|abandoned|sunsetting)|^(?:[a-z]+:\s+)?(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out))\s+(?:support\s+for\s+)?{_A}{_END}",  # noqa: E501
         ),
         (
             "remove",
