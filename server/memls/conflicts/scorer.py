@@ -372,7 +372,11 @@ def _parallel(cn: Clause, ce: Clause) -> bool:
     if not only_n or not only_e:
         return False
     slot_n, slot_e = _slot(cn.keys, only_n), _slot(ce.keys, only_e)
-    return slot_n is not None and slot_e is not None and _aligned(slot_n, slot_e)
+    if slot_n is None or slot_e is None:
+        return False
+    return (slot_n[0] is not None and slot_n[0] == slot_e[0]) or (
+        slot_n[1] is not None and slot_n[1] == slot_e[1]
+    )
 
 
 #: Value kinds that measure one attribute whatever the words around them.
@@ -391,7 +395,7 @@ def _one_attribute(
     seconds". A second measure of the kind on either side means two attributes."""
     for x, y in pairs:
         if x.kind not in _MEASURES:
-            continue
+            continue  # a count ("3 times") measures whatever its words say
         if sum(v.kind == x.kind for v in a.values) != 1 or sum(
             v.kind == y.kind for v in b.values
         ) != 1:
