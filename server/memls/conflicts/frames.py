@@ -140,8 +140,8 @@ _NEAR_B = r"(?<![\w#@$-])(?P<b>(?:\S+\s+){0,3}?\S+?)"
 _CUES = tuple(
     re.compile(c)
     for c in (
-        r"\bfrom\b",
-        r"\bfrom\b",
+        r"\b(?:from|off)\b",
+        r"\b(?:from|off)\b",
         r"\b(?:instead of|rather than|in place of|in favou?r of)\b",
         r"\b(?:replac|swap|substitut)",
         r"\b(?:replace|supersed|succeed|took over|takes over)",
@@ -154,7 +154,7 @@ _CUES = tuple(
         r"\b(?:switch|mov|migrat|transition|chang|upgrad)",
         r"\bno longer\s",
         r"\b(?:no longer|not anymore|stop|quit|ceased)",
-        r"\b(?:remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas)",
+        r"\b(?:remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|rid of)",
         r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|gone|closed|unsupported)\b",
     )
 )
@@ -165,9 +165,9 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for kind, pattern in (
         (
             "replace",
-            rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?from\s+{_A}\s+(?:to|onto|into|over to)\s+{_B}{_END}",  # noqa: E501
+            rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?(?:from|off)\s+{_A}\s+(?:and\s+)?(?:to|onto|into|over to)\s+{_B}{_END}",  # noqa: E501
         ),
-        ("replace", rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?from\s+{_A}{_END}"),
+        ("replace", rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?(?:from|off)\s+{_A}{_END}"),
         (
             "replace",
             rf"{_NEAR_B}\s*,?\s+(?:instead of|rather than|in place of|in favou?r of)\s+{_A}{_END}",
@@ -212,7 +212,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("remove", rf"\b(?:no longer|not anymore|stopped|ceased)\s+{_A}{_END}"),
         (
             "remove",
-            rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out|phasing out|phased out)|\b(?:removed|removing|dropped|dropping|decomm?iss?ioned|decomm?iss?ioning|retired|retiring|deprecated|deprecating|deleted|deleting|abandoned|sunsetting)|^(?:[a-z]+:\s+)?(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out))\s+(?:support\s+for\s+)?{_A}{_END}",  # noqa: E501
+            rf"(?:\b(?:(?:will|we'll|shall|going to|decided to|plan to|are to|is to|must|should)\s+(?:\w+\s+)?)(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out|phasing out|phased out)|\b(?:got|get|getting) rid of|\b(?:removed|removing|dropped|dropping|decomm?iss?ioned|decomm?iss?ioning|retired|retiring|deprecated|deprecating|deleted|deleting|abandoned|sunsetting)|^(?:[a-z]+:\s+)?(?:remove|drop|decomm?iss?ion|retire|deprecate|delete|abandon|sunset|phase out))\s+(?:support\s+for\s+)?{_A}{_END}",  # noqa: E501
         ),
         (
             "remove",
@@ -229,7 +229,8 @@ def _marker(phrase: str) -> str:
         r"in favou?r of|renamed|replaced|replaces|replace|rewrote|rewritten|"
         r"rebuilt|ported|removed?|dropped|drop|decomm?iss?ion\w*|retired?|"
         r"deprecated|deleted?|stopped|stop|switch\w*|mov\w+|migrat\w+|"
-        r"chang\w+|passed|handed|transferred|upgrad\w+|supersed\w+|now)\b",
+        r"chang\w+|passed|handed|transferred|upgrad\w+|supersed\w+|gone|"
+        r"(?:got|get|getting) rid of|now)\b",
         phrase,
     ):
         return m.group(1)
@@ -238,7 +239,7 @@ def _marker(phrase: str) -> str:
 
 _HYPOTHETICAL = re.compile(r"\b(?:would|could|might|may|if|unless|whether)\b")
 _TRIM = re.compile(
-    r"^(?:(?:the|our|a|an|all|any|its|their|every|of|support for|use of|"
+    r"^(?:(?:the|our|a|an|all|any|its|their|every|of|as|support for|use of|"
     r"usage of|using)\s+)+|\s+(?:the|a|an)$"
 )
 
@@ -248,7 +249,7 @@ _CHANGE_CUE = re.compile(
     r"\b(?:mov|migrat|switch|chang|transition|port|convert|went|pass|hand|transfer|instead|"
     r"rather|in place|in favou?r|replac|swap|substitut|supersed|succeed|took over|takes over|"
     r"renam|now|rewr|rebuil|re-?implement|rework|recreat|redone|no longer|not anymore|stop|"
-    r"quit|ceas|remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|upgrad|"
+    r"quit|ceas|remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|upgrad|rid of|"
     r"gone|closed|unsupported)",
     re.IGNORECASE,
 )
@@ -358,7 +359,7 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
 _FORBID = re.compile(
     r"(?P<verbal>\b(?:do not|don't|does not|doesn't|never|must not|mustn't|should not|"
     r"shouldn't|cannot|can't|may not)\s+(?:\w+ly\s+)?(?P<verb>[\w-]+)\s+)"
-    r"|(?P<nominal>^(?:[a-z]+:\s+)?no\s+(?:more\s+)?)"
+    r"|(?P<nominal>^(?:[a-z]+:\s+)?(?:there (?:is|are) )?no\s+(?:more\s+)?)"
 )
 #: Where the forbidden thing ends: a preposition or a connective opens its circumstances.
 _OBJECT_END = re.compile(

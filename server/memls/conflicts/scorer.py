@@ -659,7 +659,7 @@ def _change_frame(
     the replaced filler (A) is there and the new filler (B) is not; or, when the frame names
     only B, the existing text shares the subject and names another thing in its place; or the
     existing text chose against A ("rather than using EKS") and the new one states A."""
-    stated = _present(b) | names[1] | frames.words(existing)
+    stated = _with_parts(_present(b) | names[1] | frames.words(existing))
     old_keys = frozenset(k for c in b.clauses if not c.past for k in c.keys)
     if not frames.changes(new) and not frames.changes(existing):
         return None, False
@@ -727,8 +727,9 @@ def _scoped_apart(scope: tuple[str, ...], existing: str, stated: frozenset[str])
 
 
 def _with_parts(words: frozenset[str]) -> frozenset[str]:
-    """Stems and the stemmed parts of hyphenated ones ("unit-test" -> unit, test)."""
-    return words | frozenset(stem(p) for w in words if "-" in w for p in w.split("-") if p)
+    """Stems and the stemmed parts of compounds ("unit-test" -> unit, test; "acme/gateway-chart"
+    -> acme, gateway, chart)."""
+    return words | frozenset(stem(p) for w in words for p in re.split(r"[-/]", w) if p and p != w)
 
 
 def _related(change: frames.Change, keys: frozenset[str]) -> bool:
