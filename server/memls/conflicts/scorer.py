@@ -135,7 +135,8 @@ def score_pair(
         sim, source = lexical_similarity(a, b), "lexical"
     else:
         sim, source = _checked(similarity, similarity_kind), similarity_kind
-    signals, related = ([], False) if _scope_conflict(a, b) else _signals(a, b, new, existing)
+    silent = _scope_conflict(a, b) or _code_only(new) or _code_only(existing)
+    signals, related = ([], False) if silent else _signals(a, b, new, existing)
     strength = 1.0 - math.prod(1.0 - s.weight for s in signals)
     opened = gate(sim, source)
     if related:
@@ -150,6 +151,14 @@ def score_pair(
         similarity_source=cast(SimilaritySource, source),
         update_marker=bool(a.markers),
     )
+
+
+_CODE_LINE = re.compile(r"^\s*(?:`[^`]+`|```.*```)\s*$", re.DOTALL)
+
+
+def _code_only(text: str) -> bool:
+    """A line that is only code (`uv run pytest -q`) shows a command, it claims nothing."""
+    return bool(_CODE_LINE.match(text))
 
 
 def lexical_similarity(a: Analysis, b: Analysis) -> float:
@@ -249,6 +258,8 @@ def _signals(
         fire("choice_change", triggers)
     if "choice_change" not in found and (triggers := _typed_swap(new, existing, names)):
         fire("choice_change", triggers)
+    if "choice_change" in found and _told_before(new, existing, names):
+        found.pop("choice_change")  # "renamed utils to common" / "... the common package"
     strong_frame, related = _change_frame(new, existing, a, b, names)
     signals = [
         Signal(kind=kind, weight=SIGNAL_WEIGHTS[kind], triggers=triggers)  # type: ignore[arg-type]
@@ -730,6 +741,19 @@ def _with_parts(words: frozenset[str]) -> frozenset[str]:
     """Stems and the stemmed parts of compounds ("unit-test" -> unit, test; "acme/gateway-chart"
     -> acme, gateway, chart)."""
     return words | frozenset(stem(p) for w in words for p in re.split(r"[-/]", w) if p and p != w)
+
+
+def _told_before(new: str, existing: str, names: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """The new text's change leads to what the existing text already states, and the existing
+    text does not name what it replaces: same news, not a choice ("Renamed utils to common" /
+    "Shared helpers live in the common package")."""
+    stated = _with_parts(frames.words(existing) | names[1])
+    return any(
+        change.new
+        and _restated(change.new - change.old, names[0], stated)
+        and not (change.old and _restated(change.old, names[0], stated))
+        for change in frames.changes(new)
+    )
 
 
 def _related(change: frames.Change, keys: frozenset[str]) -> bool:
