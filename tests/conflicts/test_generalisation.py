@@ -195,8 +195,14 @@ def test_a_rule_forbids_what_the_other_text_does() -> None:
     ("rule", "other"),
     [
         ("Never hardcode tokens in the Helm values.", "Tokens are injected from Vault."),
-        ("We do not write snapshot tests for generated code.", "We write snapshot tests for every page."),
-        ("The public API does not return internal IDs.", "The internal admin API returns database IDs."),
+        (
+            "We do not write snapshot tests for generated code.",
+            "We write snapshot tests for every page.",
+        ),
+        (
+            "The public API does not return internal IDs.",
+            "The internal admin API returns database IDs.",
+        ),
         ("Never commit compiled wasm bundles.", "Compiled wasm bundles are not committed."),
     ],
 )

@@ -128,7 +128,8 @@ _A = r"(?P<a>[^,;]{1,60}?)"
 _B = r"(?P<b>[^,;]{1,60}?)"
 _END = (
     r"(?=\s+(?:for(?!\s+[^\s,;]+[.!]?\s*$)|because|since|after|before|when|once|until|unless|so|as|in order|last|"  # noqa: E501
-    r"this|from now|on \w+day|due|pending|mainly|which|in (?:all|every|each|\d{4})|and)\b|[,;:]|[.](?!\w)|$)"
+    r"this|from now|on \w+day|due|pending|mainly|which|in (?:all|every|each|\d{4})|and)\b"
+    r"|[,;:]|[.](?!\w)|$)"
 )
 _MOVE = (
     r"(?:move|moved|moves|migrate|migrated|migrates|switch|switched|switches|change|"

@@ -249,7 +249,8 @@ def _signals(
     if len(antonym_pairs) > 1:
         found.pop("antonym", None)  # two opposites at once describe two sides, not a change
     if "negation" not in found and (
-        (triggers := _forbidden(new, existing, names)) or (triggers := _forbidden(existing, new, names[::-1]))
+        (triggers := _forbidden(new, existing, names))
+        or (triggers := _forbidden(existing, new, names[::-1]))
     ):
         fire("negation", triggers)
     if triggers := _preference_swap(new, existing):
@@ -407,9 +408,10 @@ def _one_attribute(
     for x, y in pairs:
         if x.kind not in _MEASURES:
             continue  # a count ("3 times") measures whatever its words say
-        if sum(v.kind == x.kind for v in a.values) != 1 or sum(
-            v.kind == y.kind for v in b.values
-        ) != 1:
+        if (
+            sum(v.kind == x.kind for v in a.values) != 1
+            or sum(v.kind == y.kind for v in b.values) != 1
+        ):
             continue
         shared = (subject_n & subject_e) - GENERIC_STEMS
         if shared and len(a.keys) <= SHORT_TEXT_KEYS and len(b.keys) <= SHORT_TEXT_KEYS:
@@ -591,8 +593,8 @@ def _forbidden(rule: str, other: str, names: tuple[frozenset[str], frozenset[str
     """A rule forbids what the other text states as done: "Never commit generated protobuf
     files" / "Generated protobuf code is checked into gen/". The forbidden thing (its words
     after the verb, up to the first preposition) is stated by the other text: two of its words,
-    or the one identifier it names ("CHANGELOG.md"). Not when the other text negates, weighs or recalls; not when a shared word
-    outside the forbidden thing has two different modifiers ("the public API does not expose
+    or the one identifier it names ("CHANGELOG.md"). Not when the other text negates, weighs or
+    recalls; not when a shared word outside the forbidden thing has two different modifiers ("the public API does not expose
     internal IDs" / "the internal admin API exposes database IDs"), nor when each applies
     "for" something else ("for generated code" / "for every public function")."""
     found = frames.prohibitions(rule)

@@ -352,7 +352,11 @@ def _bare(words: list[str], stems: list[str], i: int, n: int, port_cue: bool) ->
     if units:
         return Value("count", float(n), "", units, w)
     j = i - 2 if prev == "to" else i - 1
-    if j >= 0 and _is_content(words[j], stems[j]) and not (prev == "to" and is_participle(words[j])):
+    if (
+        j >= 0
+        and _is_content(words[j], stems[j])
+        and not (prev == "to" and is_participle(words[j]))
+    ):
         return Value("version", (n,), stems[j], frozenset(), w)  # "Node 20", "pin Node to 20"
     #                                                   ("raised to 16" is a count, not a version)
     return Value("count", float(n), "", frozenset(), w)
