@@ -594,8 +594,9 @@ def _forbidden(rule: str, other: str, names: tuple[frozenset[str], frozenset[str
     files" / "Generated protobuf code is checked into gen/". The forbidden thing (its words
     after the verb, up to the first preposition) is stated by the other text: two of its words,
     or the one identifier it names ("CHANGELOG.md"). Not when the other text negates, weighs or
-    recalls; not when a shared word outside the forbidden thing has two different modifiers ("the public API does not expose
-    internal IDs" / "the internal admin API exposes database IDs"), nor when each applies
+    recalls; not when a shared word outside the forbidden thing has two different modifiers
+    ("the public API does not expose internal IDs" / "the internal admin API exposes database
+    IDs"), nor when each applies
     "for" something else ("for generated code" / "for every public function")."""
     found = frames.prohibitions(rule)
     if not found:
