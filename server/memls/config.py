@@ -227,6 +227,26 @@ class Retrieval(_Section, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+    cache: Annotated[
+        bool,
+        Meta(
+            description="repeated queries answered from a per-project cache until the next "
+            "write to the project (false: every query computed afresh)",
+        ),
+    ] = True
+    cache_entries: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=100_000,
+            description="answers the query cache keeps, all projects together (least "
+            "recently used dropped first)",
+        ),
+    ] = 256
+
+
+ENGINE_RETRIEVAL_KEYS = ("cache", "cache_entries")
+"""[retrieval] keys the engine reads itself (the query cache); the others tune the pipeline."""
 
 
 class Limits(_Section, frozen=True):
@@ -370,6 +390,8 @@ class Settings:
     rerank_off_by: str | None = None  # which of the two switched it off (for status)
     auto_supersede: bool = False  # [conflicts] auto_supersede
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval], the keys set
+    query_cache: bool = True  # [retrieval] cache
+    query_cache_entries: int = 256  # [retrieval] cache_entries
     max_frame_bytes: int = Limits().max_frame_bytes  # [limits] max_frame_bytes
     max_content_bytes: int = Limits().max_content_bytes  # [limits] max_content_bytes
 
@@ -394,7 +416,11 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         rerank=rerank_off_by is None,
         rerank_off_by=rerank_off_by,
         auto_supersede=config.conflicts.auto_supersede,
-        retrieval=_set_fields(config.retrieval),
+        retrieval={
+            k: v for k, v in _set_fields(config.retrieval).items() if k not in ENGINE_RETRIEVAL_KEYS
+        },
+        query_cache=config.retrieval.cache,
+        query_cache_entries=config.retrieval.cache_entries,
         max_frame_bytes=config.limits.max_frame_bytes,
         max_content_bytes=config.limits.max_content_bytes,
     )

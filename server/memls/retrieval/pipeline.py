@@ -191,7 +191,12 @@ def _head(
     depth: what scores far below the best cannot reach the head; not worth a pair)."""
     depth = 0
     if config.rerank and params.rerank is not False and params.mode != "lexical":
-        depth = config.interactive_depth if params.mode == "interactive" else config.rerank_depth
+        chosen = getattr(params, "depth", None) or (
+            "interactive" if params.mode == "interactive" else "default"
+        )
+        depth = {"none": 0, "interactive": config.interactive_depth}.get(
+            chosen, config.rerank_depth
+        )
         if params.rerank_depth is not None:
             depth = params.rerank_depth
     if not unique:
