@@ -4,6 +4,7 @@ the row, and the next drain (start-up included) applies it again."""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable
 
@@ -74,7 +75,7 @@ class OutboxQueue:
         }
         tell = self.applied
         for project in projects:
-            self.db.after_commit(lambda p=project: tell(p))
+            self.db.after_commit(functools.partial(tell, project))
 
     def failed(self, seqs: list[int], error: str) -> None:
         with self.db.transaction() as conn:
