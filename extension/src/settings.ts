@@ -117,6 +117,8 @@ export function resolveLaunch(s: MemlsSettings, folders: string[], probe: Probe)
 export function queryOptions(s: MemlsSettings, interactive: boolean) {
   return {
     ...(s.rerank ? {} : { rerank: false }),
-    ...(interactive ? { mode: "interactive" as const, rerankDepth: s.interactiveDepth } : {}),
+    ...(interactive
+      ? { mode: "interactive" as const, depth: "interactive" as const, rerankDepth: s.interactiveDepth }
+      : {}),
   };
 }

@@ -39,8 +39,10 @@ def shown(engine: Any, project: str | None, title: str, *, quiet: bool) -> Itera
 
     class Rate(ProgressColumn):
         def render(self, task: Any) -> Text:
-            speed = task.finished_speed or task.speed
-            return Text("" if speed is None else f"{speed:,.0f}/s", style="progress.data.speed")
+            elapsed = task.elapsed
+            if not elapsed or not task.completed:
+                return Text("")
+            return Text(f"{task.completed / elapsed:,.0f}/s", style="progress.data.speed")
 
     bar = Progress(
         TextColumn("{task.description}"),
