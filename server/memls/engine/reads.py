@@ -47,7 +47,7 @@ class Reads(EngineCore):
         )
         if not self.cache.enabled:
             return self._search(params, seen)
-        key = (seen.projects, msgspec.json.encode(params), self.retrieval)
+        key = (seen.projects, msgspec.json.encode(params), repr(self.retrieval))
         now_us = timeutil.to_micros(seen.now)
         hit = self.cache.get(key, now_us)
         if hit is not None:
