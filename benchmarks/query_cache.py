@@ -24,9 +24,9 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent))
 
-from locomo import turns  # noqa: E402
-from memls import protocol as p  # noqa: E402
-from memls.engine import Engine  # noqa: E402
+from locomo import turns
+from memls import protocol as p
+from memls.engine import Engine
 
 PROJECT = "bench"
 
