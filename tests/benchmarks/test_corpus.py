@@ -10,9 +10,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
-sys.path.insert(0, str(ROOT / "benchmarks"))
+# appended, not first: benchmarks/mcp.py must not shadow the MCP SDK's `mcp` package
+sys.path.append(str(ROOT / "benchmarks"))
 
 corpus = pytest.importorskip("corpus")
+# corpus.py puts its folder first on sys.path; leave it out again, or benchmarks/mcp.py shadows
+# the MCP SDK's `mcp` package for every test module collected after this one
+sys.path[:] = [p for p in sys.path if p != str(ROOT / "benchmarks")]
 
 
 @pytest.fixture(scope="module")
