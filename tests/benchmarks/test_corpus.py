@@ -10,13 +10,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
-# appended, not first: benchmarks/mcp.py must not shadow the MCP SDK's `mcp` package
-sys.path.append(str(ROOT / "benchmarks"))
-
-corpus = pytest.importorskip("corpus")
-# corpus.py puts its folder first on sys.path; leave it out again, or benchmarks/mcp.py shadows
-# the MCP SDK's `mcp` package for every test module collected after this one
-sys.path[:] = [p for p in sys.path if p != str(ROOT / "benchmarks")]
+_saved = list(sys.path)
+sys.path.insert(0, str(ROOT / "benchmarks"))
+try:
+    corpus = pytest.importorskip("corpus")
+finally:
+    # benchmarks/ holds mcp.py: left on sys.path it shadows the MCP SDK for later test modules
+    sys.path[:] = _saved
 
 
 @pytest.fixture(scope="module")
