@@ -219,10 +219,11 @@ class Retrieval(_Section, frozen=True):
         Annotated[
             int,
             Meta(
-                ge=1,
+                ge=0,
                 le=200,
-                extra_json_schema={"default": 6},
-                description="the re-rank depth of `--mode interactive` (as you type)",
+                extra_json_schema={"default": 0},
+                description="cross-encoder pairs of `--mode interactive` (as you type; 0: "
+                "none, late interaction orders the results)",
             ),
         ]
         | UnsetType

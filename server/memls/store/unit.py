@@ -26,6 +26,7 @@ from memls.store.maintenance import DeadLetters
 from memls.store.memories import Memories, to_memories
 from memls.store.outbox import Outbox, OutboxQueue
 from memls.store.search import SearchQueries
+from memls.store.tokens import TOKENS_DB, TokenVectors
 
 
 class Tx:
@@ -76,7 +77,8 @@ class Store:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.search = SearchQueries(db)
+        self.tokens = TokenVectors(db.path.with_name(TOKENS_DB))
+        self.search = SearchQueries(db, self.tokens)
         self.queue = OutboxQueue(db)
 
     @property
@@ -103,4 +105,5 @@ class Store:
         self.db.after_commit(callback)
 
     def close(self) -> None:
+        self.tokens.close()
         self.db.close()
