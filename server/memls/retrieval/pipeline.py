@@ -21,22 +21,25 @@ from memls.store.search import SearchQueries
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    candidates: int = 50  # per source, before fusion
-    lexical_weight: float = 0.5  # score fusion weight of BM25
+    # Every default below was chosen by leave-one-conversation-out on LoCoMo's dev split
+    # (benchmarks/late_tune.py; docs/benchmarks.md gives the LOO and in-sample figures).
+    candidates: int = 25  # per source, before fusion (the engine asks max(this, k))
+    lexical_weight: float = 0.6  # score fusion weight of BM25
     fusion: str = "score"  # "score" | "rrf"
     rerank: bool = True
-    rerank_depth: int = 50  # at most this many fused results go to the cross-encoder...
-    rerank_relative: float = 0.3  # ...and only those scoring at least this share of the top
-    rerank_margin: float = 1e9  # ...and within this of the top score: order still uncertain
+    rerank_depth: int = 20  # at most this many fused results go to the cross-encoder...
+    rerank_relative: float = 0.5  # ...and only those scoring at least this share of the top
+    #                               (the ones whose order is still uncertain)
+    rerank_blend: float = 0.3  # head order: (1 - b) z(logit) + b z(fused score); 0: logit
     interactive_depth: int = 0  # cross-encoder pairs of depth "interactive" (0: none)
     late: bool = True  # MaxSim late interaction over the fused candidates (interactive, default)
-    late_weight: float = 0.7  # fused' = (1 - w) * fused + w * MaxSim / query tokens
-    late_minmax: bool = False  # min-max the MaxSim scores over the candidates first
+    late_weight: float = 0.7  # fused' = (1 - w) * fused + w * MaxSim...
+    late_minmax: bool = True  # ...min-maxed over the candidates (else per query token)
     rerank_mode: str = "gated"  # "gated" | "replace" | "rrf"
     rerank_floor: float = -4.0  # gated: the head is re-ordered only if some logit reaches it
     boosts: bool = True
     query_prefix: str = ""  # embedder query instruction (measured; empty by default)
-    neighbours: int = 2  # add memories within N units of a top hit in its source
+    neighbours: int = 3  # add memories within N units of a top hit in its source
     neighbour_seeds: int = 10  # how many top fused hits lend their neighbours a place
     neighbour_weight: float = 0.5  # a neighbour's fused score: this share of its seed's
     lift_seeds: int = 5  # after re-ranking, the best N lift the units within...
@@ -252,7 +255,7 @@ def _head(
 ) -> list[Scored]:
     """What the cross-encoder re-scores: the configured number for the depth (a request's
     rerankDepth wins), and of those only the ones whose order is still uncertain: scoring at
-    least `rerank_relative` x the best and within `rerank_margin` of it (what scores far
+    least `rerank_relative` x the best (what scores far
     below the best cannot reach the head; not worth a pair)."""
     pairs = 0
     if config.rerank and params.rerank is not False and depth in ("interactive", "default"):
@@ -262,12 +265,7 @@ def _head(
     if not unique or pairs <= 0:
         return []
     top = unique[0][0]
-    head = [
-        item
-        for item in unique[:pairs]
-        if item[0] >= config.rerank_relative * top and item[0] >= top - config.rerank_margin
-    ]
-    return head
+    return [item for item in unique[:pairs] if item[0] >= config.rerank_relative * top]
 
 
 def _rerank(
@@ -399,6 +397,14 @@ def _order(unique, logits, config, lifted=None):
         by_ce = sorted(by_fused, key=lambda i: -logits[i])
         rr = fusion.rrf([str(i) for i in by_fused], [str(i) for i in by_ce])
         keyed = [(rr[str(i)], head[i], logits[i]) for i in range(len(head))]
+    elif config.rerank_blend > 0 and len(head) > 1:
+        # the (lifted) logit and the fused score, each as a z-score over the head, blended
+        ce = [lifted.get(head[i][3].id, (logits[i], ""))[0] for i in range(len(head))]
+        blended = [
+            (1.0 - config.rerank_blend) * a + config.rerank_blend * b
+            for a, b in zip(_z(ce), _z([item[0] for item in head]))
+        ]
+        keyed = [(_sigmoid(blended[i]), head[i], logits[i]) for i in range(len(head))]
     else:  # "replace" and confident "gated": the cross-encoder orders the head, boosts kept
         keyed = [
             (
@@ -413,6 +419,12 @@ def _order(unique, logits, config, lifted=None):
     out = [(1.0 + k, item, logit, True) for k, item, logit in keyed]
     out += [(item[0] / (1.0 + item[0]), item, None, False) for item in tail]
     return out
+
+
+def _z(values: list[float]) -> list[float]:
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    return [(v - mean) / max(std, 1e-6) for v in values]
 
 
 def _sigmoid(x: float) -> float:
