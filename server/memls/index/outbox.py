@@ -9,6 +9,7 @@ import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from memls.index.chroma import VectorIndex, metadata
@@ -92,6 +93,8 @@ class Indexer:
                 self.index.delete(project, gone)
                 self.tokens.delete(project, gone)
                 if fresh:
+                    # the token vectors encode on the pool's other thread meanwhile
+                    tokens = self._submit_tokens(fresh)
                     try:
                         vectors = self.embedder.embed([r["content"] for r in fresh])
                     except Exception:
@@ -100,20 +103,26 @@ class Indexer:
                     self.index.upsert(
                         project, [r["id"] for r in fresh], vectors, [metadata(r) for r in fresh]
                     )
-                    self._token_vectors(project, fresh)
+                    self._token_vectors(project, fresh, tokens)
                 self.index.update_meta(
                     project, [r["id"] for r in meta], [metadata(r) for r in meta]
                 )
             self._check(project, fresh, vectors)
 
-    def _token_vectors(self, project: str, rows: list[sqlite3.Row]) -> None:
-        """The late-interaction token vectors of new memories (on the model pool). A missing
-        or failing model leaves them absent: queries say so (degraded) and `doctor` counts
-        them; `reindex` rebuilds them once the model is back. Chroma's copy does not wait."""
-        if self.late is None:
+    def _submit_tokens(self, rows: list[sqlite3.Row]) -> Future[list[Any]] | None:
+        return None if self.late is None else self.late.submit([r["content"] for r in rows])
+
+    def _token_vectors(
+        self, project: str, rows: list[sqlite3.Row], encoding: Future[list[Any]] | None
+    ) -> None:
+        """The late-interaction token vectors of new memories (encoded on the model pool). A
+        missing or failing model leaves them absent: queries say so (degraded) and `doctor`
+        counts them; `reindex` rebuilds them once the model is back. Chroma's copy does not
+        wait for them."""
+        if encoding is None:
             return
         try:
-            encoded = self.late.encode([r["content"] for r in rows])
+            encoded = encoding.result()
         except Exception as exc:  # noqa: BLE001 - degraded loudly, not a reason to stop indexing
             error = f"{type(exc).__name__}: {exc}"
             if error != self._late_error:
