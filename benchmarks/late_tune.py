@@ -98,7 +98,7 @@ def _cosines(d, qi, dense):
     return [d["dense"] @ d["q_dense"][qi]]
 
 
-def pipeline(d, qi, cfg, *, ce=True):
+def pipeline(d, qi, cfg, *, ce=True, sizes=None):
     bm = d["bm25"][qi]
     lex = sorted(bm, key=lambda i: -bm[i])[: cfg["c"]]
     top_b = max((bm[i] for i in lex), default=0.0)
@@ -140,6 +140,8 @@ def pipeline(d, qi, cfg, *, ce=True):
     # the cross-encoder on the head whose order is uncertain: within a share of the top
     top = score[order[0]]
     head = [i for i in order[: cfg["h"]] if score[i] >= cfg["rel"] * top]
+    if sizes is not None:
+        sizes.append(len(head))
     if len(head) < 2:
         return order
     logits = np.array([d["ce"].get((qi, i), -11.0) for i in head])
@@ -160,6 +162,13 @@ def pipeline(d, qi, cfg, *, ce=True):
         key = (1 - cfg["blend"]) * zk + cfg["blend"] * z
     reordered = [head[k] for k in np.argsort(-key, kind="stable")]
     return reordered + order[len(head) :]
+
+
+def head_of(d, qi, cfg):
+    """How many candidates the cross-encoder scores for a question under `cfg`."""
+    sizes: list[int] = []
+    pipeline(d, qi, cfg, ce=True, sizes=sizes)
+    return sizes[0] if sizes else 0
 
 
 def evaluate(convs, cfg, *, ce=True, which=None):
@@ -287,6 +296,11 @@ def main() -> int:
     ap.add_argument("--probe", action="store_true")
     ap.add_argument("--stage", default="all")
     ap.add_argument("--dense", action="store_true", help="compare dense sources (bge, colbert)")
+    ap.add_argument(
+        "--heads",
+        default="10,15,20,25",
+        help="the cross-encoder's maximum head sizes to choose among (a speed bound)",
+    )
     args = ap.parse_args()
     print("# python " + " ".join(sys.argv))
     convs = load(args.cache)
@@ -339,13 +353,13 @@ def main() -> int:
 
     firsts = {part1(c): c for c in [*choices1.values(), best1]}
     space2 = {
-        "h": [10, 15, 20, 25],
+        "h": [int(h) for h in args.heads.split(",")],
         "rel": [0.5, 0.6, 0.7, 0.8],
         "lift": [0, 5],
         "blend": [0.0, 0.3],
     }
     configs = [{**c1, **c2} for c1 in firsts.values() for c2 in grid(space2)]
-    rows2, _, _ = loo(
+    rows2, best2, _ = loo(
         convs,
         None,
         ce=True,
@@ -353,6 +367,11 @@ def main() -> int:
         configs=configs,
         allowed=lambda held, c: part1(c) == part1(choices1[held]),
         in_sample=lambda c: part1(c) == part1(best1),
+    )
+    pairs = [head_of(d, qi, best2) for d in convs for qi in range(len(d["questions"]))]
+    print(
+        f"cross-encoder pairs per query, in-sample configuration: median "
+        f"{int(np.median(pairs))}, mean {np.mean(pairs):.1f}, p95 {int(np.percentile(pairs, 95))}"
     )
     # re-ranking never lowers recall: default (LOO) against interactive (LOO), per k, per category
     for c, name in [(None, "categories 1-4"), *CATS.items()]:
