@@ -295,6 +295,7 @@ def main() -> int:
     ap.add_argument("cache")
     ap.add_argument("--probe", action="store_true")
     ap.add_argument("--stage", default="all")
+    ap.add_argument("--pairs", action="store_true", help="cross-encoder pairs per question")
     ap.add_argument("--dense", action="store_true", help="compare dense sources (bge, colbert)")
     ap.add_argument(
         "--heads",
@@ -307,6 +308,19 @@ def main() -> int:
     print(f"# {len(convs)} conversations, {sum(len(d['questions']) for d in convs)} questions")
     if args.probe:
         probe(convs)
+        return 0
+    if args.pairs:
+        # cross-encoder pairs per question of the shipped head (<= 10) and of a head of 20
+        base = {"c": 25, "wb": 0.6, "nb": 3, "wm": 0.7, "mnorm": "minmax", "dense": "bge"}
+        base |= {"margin": 9.0, "rel": 0.5, "lift": 5}
+        for h, blend in ((20, 0.3), (10, 0.0)):
+            cfg = {**base, "h": h, "blend": blend}
+            pairs = [head_of(d, qi, cfg) for d in convs for qi in range(len(d["questions"]))]
+            print(
+                f"head <= {h}, cut 0.5: cross-encoder pairs per question median "
+                f"{int(np.median(pairs))}, mean {np.mean(pairs):.1f}, "
+                f"p95 {int(np.percentile(pairs, 95))}"
+            )
         return 0
     base = {"c": [50], "wb": [0.5], "nb": [2], "wm": [0.0], "h": [0], "margin": [9.0]}
     loo(convs, base, ce=False, label="hybrid as today (no late interaction, no cross-encoder)")

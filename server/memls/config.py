@@ -196,7 +196,7 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=1,
                 le=200,
-                extra_json_schema={"default": 20},
+                extra_json_schema={"default": 10},
                 description="at most this many fused results are re-scored",
             ),
         ]
