@@ -58,7 +58,7 @@ describe("settings", () => {
   });
 
   it("interactive queries carry the interactive depth; re-ranking off is said per query", () => {
-    expect(queryOptions(DEFAULTS, true)).toEqual({ mode: "interactive", rerankDepth: 6 });
+    expect(queryOptions(DEFAULTS, true)).toEqual({ mode: "interactive", rerankDepth: 0 });
     expect(queryOptions({ ...DEFAULTS, rerank: false }, false)).toEqual({ rerank: false });
   });
 });
