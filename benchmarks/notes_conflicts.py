@@ -15,8 +15,10 @@ Modes
   unit checked against its 10 nearest units of the project (bge-small cosine with --models, the
   scorer's lexical Jaccard without) recorded before it, under the document rules, by
   `score_pair`; plus supersession/amendment edges from `note_facts` resolved by link or number.
-- engine: `Engine.open` on a fresh data directory, `sync_note` per file, `flush`, then
-  `conflicts` per project: what users get today.
+- engine: `Engine.open` on a fresh data directory (default settings: bge-small vectors),
+  `sync_note` per file, `flush`, then `conflicts` per project: what users get. The edges are
+  the links between notes that `conflicts` returns (`links`: supersedes/amends, resolved by
+  the engine by link or number).
 
 Every reported pair is looked up in the judgements: `judged.tsv` and `missed.tsv` of the corpus
 and ours, `benchmarks/results/notes-conflicts-judged.tsv` (file_a:line, file_b:line, verdict,
@@ -280,11 +282,17 @@ def mode_simulate(
     return found, supersession_edges(facts), total
 
 
-def mode_engine(corpus: Path) -> tuple[list[tuple], int]:
+def mode_engine(corpus: Path) -> tuple[list[tuple], list, int]:
+    from pygls import uris
+
     from memls import protocol
     from memls.engine import Engine
 
+    def rel(uri: str) -> str:
+        return Path(uris.to_fs_path(uri)).resolve().relative_to(corpus.resolve()).as_posix()
+
     found = []
+    edges = []
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
         engine = Engine.open(Path(tmp) / "data")
@@ -307,6 +315,7 @@ def mode_engine(corpus: Path) -> tuple[list[tuple], int]:
                 listed = engine.conflicts(
                     protocol.ConflictsParams(project=str((corpus / project).resolve()), limit=1000)
                 )
+                edges += [(rel(x.newer_uri), rel(x.older_uri), x.relation) for x in listed.links]
                 for c in listed.conflicts:
                     found.append(
                         (
@@ -319,7 +328,7 @@ def mode_engine(corpus: Path) -> tuple[list[tuple], int]:
                     )
         finally:
             engine.close()
-    return found, total
+    return found, sorted(set(edges)), total
 
 
 def _where(corpus: Path, memory) -> str:
@@ -486,8 +495,8 @@ def main() -> None:
         )
         report_found(found, edges, total, given, ours, real, out)
     else:
-        found, total = mode_engine(args.corpus)
-        report_found(found, [], total, given, ours, real, out)
+        found, edges, total = mode_engine(args.corpus)
+        report_found(found, edges, total, given, ours, real, out)
     print(f"\n({time.perf_counter() - started:.1f} s)", file=out)
     text = out.getvalue()
     print(text, end="")

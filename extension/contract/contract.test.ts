@@ -51,7 +51,8 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "memls-contract-"));
   ws = join(root, "proj");
   mkdirSync(ws);
-  writeFileSync(join(ws, "AGENTS.md"), `# Notes\n\n- ${YARN}\n- ${PNPM}\n`);
+  // a note's own units are compared only across a change it records (the Update section)
+  writeFileSync(join(ws, "AGENTS.md"), `# Notes\n\n- ${YARN}\n\n## Update 2024-05-01\n\n- ${PNPM}\n`);
   wsUri = pathToFileURL(ws).toString();
   agentsUri = pathToFileURL(join(ws, "AGENTS.md")).toString();
   proc = spawn(MEMLS, ["--data-dir", join(root, "data"), "serve", "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
@@ -99,7 +100,7 @@ describe("memory/* over stdio with the generated types", () => {
   it("indexes the notes with $/progress and publishes the contradiction on both lines", async () => {
     const found = await until(() => { const d = diagnostics.get(agentsUri); return d && d.length >= 2 ? d : undefined; }, 90_000, "diagnostics on AGENTS.md");
     expect(found.every((d: any) => d.source === "memls" && d.severity === 2)).toBe(true);
-    expect(found.map((d: any) => d.range.start.line).sort()).toEqual([2, 3]);
+    expect(found.map((d: any) => d.range.start.line).sort()).toEqual([2, 6]);
     expect(found.find((d: any) => d.range.start.line === 2).message).toContain(PNPM);
     expect(progress.some((p) => p.value?.kind === "begin")).toBe(true);
     const actions: any[] = await conn.sendRequest("textDocument/codeAction", {

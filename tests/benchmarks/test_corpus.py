@@ -10,12 +10,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
-# corpus.py puts benchmarks/ first on sys.path; restored after the import, or benchmarks/mcp.py
-# shadows the MCP SDK for every test module collected later (tests/mcp)
 _saved = list(sys.path)
 sys.path.insert(0, str(ROOT / "benchmarks"))
-corpus = pytest.importorskip("corpus")
-sys.path[:] = _saved
+try:
+    corpus = pytest.importorskip("corpus")
+finally:
+    # benchmarks/ holds mcp.py: left on sys.path it shadows the MCP SDK for later test modules
+    sys.path[:] = _saved
 
 
 @pytest.fixture(scope="module")

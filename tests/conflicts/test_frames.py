@@ -196,3 +196,20 @@ def test_wire_shape_is_unchanged() -> None:
         "similarity_source",
         "update_marker",
     }
+
+
+def test_targets_leave_out_what_any_frame_of_the_text_adopts():
+    # "we replaced [Jenkins with GitHub Actions]" is also read as one removal frame
+    text = "We replaced Jenkins with GitHub Actions for the web app pipeline"
+    assert frames.targets(text) == {"jenkin"}
+
+
+def test_a_replaced_name_said_again_in_the_new_text_is_context_not_the_filler():
+    managed = (
+        "Use [Amazon Managed Service for Prometheus](https://aws.amazon.com/prometheus/) for "
+        "monitoring, instead of a self-managed instance of Prometheus."
+    )
+    node_group = "**Chosen:** r5.2xlarge, r4.2xlarge - for the Prometheus node group"
+    assert not score_pair(managed, node_group, similarity=0.65).contradiction
+    replaced = "Use Grafana Mimir for monitoring, instead of Prometheus."
+    assert score_pair(replaced, "Prometheus stores our metrics.", similarity=0.65).contradiction

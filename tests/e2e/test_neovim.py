@@ -24,8 +24,11 @@ BASE = f"""# Agent notes
 ## Conventions
 - {YARN}
 - The API listens on port 8080
+
+## Update 2024-05-01
 """
-YARN_LINE, PNPM_LINE = 3, 5  # 0-based, as LSP and vim.diagnostic count them
+# a note's own units are compared across the change it records (the Update section)
+YARN_LINE, PNPM_LINE = 3, 7  # 0-based, as LSP and vim.diagnostic count them
 WARN = 2  # vim.diagnostic.severity.WARN (LSP DiagnosticSeverity.Warning)
 STORED = "Releases are cut from the main branch every Friday"
 

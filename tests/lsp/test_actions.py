@@ -35,7 +35,8 @@ async def test_code_action_not_a_contradiction_clears_the_diagnostic(client):
     root = client.root
     note = root / ".memls" / "theme.md"
     note.write_text(
-        "- The light theme uses a white background\n- The light theme uses a black background\n"
+        "- The light theme uses a white background\n\n## Update 2024-05-01\n\n"
+        "- The light theme uses a black background\n"
     )
     uri = uris.from_fs_path(str(note))
     if client.editor == "visual-studio-code":

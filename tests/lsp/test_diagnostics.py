@@ -15,7 +15,11 @@ async def test_a_note_edited_into_and_out_of_contradiction(client):
     root = client.root
     agents = uris.from_fs_path(str(root / "AGENTS.md"))
     await notes_indexed(client)
-    text = AGENTS + "- We switched from yarn to pnpm for package management\n"
+    # a note's own units are compared only across a change it records (an Update section)
+    text = (
+        AGENTS
+        + "\n## Update 2024-05-01\n\n- We switched from yarn to pnpm for package management\n"
+    )
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
@@ -33,8 +37,8 @@ async def test_a_note_edited_into_and_out_of_contradiction(client):
         client, DIAGNOSTICS, lambda: client.diagnostics.get(agents), what="a diagnostic"
     )
     lines = sorted(d.range.start.line for d in diags)
-    assert lines == [3, 6]  # the yarn line and the new pnpm line, in the buffer's numbering
-    d = next(x for x in diags if x.range.start.line == 6)
+    assert lines == [3, 9]  # the yarn line and the new pnpm line, in the buffer's numbering
+    d = next(x for x in diags if x.range.start.line == 9)
     assert d.severity == types.DiagnosticSeverity.Warning and d.source == "memls"
     assert "yarn" in d.message and d.code
     assert d.related_information and d.related_information[0].location.uri == agents

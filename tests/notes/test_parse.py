@@ -479,3 +479,14 @@ def test_parse_properties(text: str) -> None:
     assert len({u.key for u in units}) == len(units)
     again = parse(text)
     assert [(u.key, u.span) for u in again] == [(u.key, u.span) for u in units]
+
+
+def test_a_lead_in_to_a_code_example_is_no_claim_but_one_to_a_list_is():
+    text = (
+        "# Config\n\n## Decision\n\nAs a trivial example, instead of writing the verbose data:"
+        "\n\n```clojure\n{:a 1}\n```\n\nWe name clusters as follows:\n\n- live-1 for users\n"
+    )
+    claims = {u.text: u.claim for u in parse(text)}
+    assert claims["As a trivial example, instead of writing the verbose data:"] is False
+    assert claims["We name clusters as follows:"] is True
+    assert claims["live-1 for users"] is True

@@ -114,7 +114,21 @@ export interface ConflictsParams {
 }
 export interface ConflictsResult {
   conflicts: Conflict[];
+  links?: NoteLink[];
   project: string;
+}
+/**
+ * A note that supersedes or amends another, as the notes state it (an ADR's status line
+ * or link: "Superseded by [ADR-7](0007-x.md)", "Supersedes 0003", "Amended by 12"),
+ * resolved by link target or record number, never by similarity. Lines are 0-based.
+ */
+export interface NoteLink {
+  label: string;
+  line: number;
+  newerUri: string;
+  olderUri: string;
+  relation: "amends" | "supersedes";
+  statedIn: string;
 }
 export interface DeadLetter {
   attempts: number;

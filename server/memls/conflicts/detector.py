@@ -1,6 +1,11 @@
 """Write-time detection: the 10 most similar active, currently valid memories of the same
 project (a scoped nearest-neighbour search in the project's own collection, or BM25 in the
-project when vectors are off), each scored against the new memory by the pure scorer."""
+project when vectors are off), plus the earlier statements a change of the new memory names
+(a lexical lookup of `frames.targets`, since the statement a change replaces is often not among
+its nearest), each scored against the new memory by the pure scorer — under the document rules
+for note units (issue #12): only claims on both sides, two units of one note only across a
+change the note records (`notes.comparable`), and a unit of a rejected, deprecated or
+superseded note is never the newer (current) side."""
 
 from __future__ import annotations
 
@@ -8,14 +13,22 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
+from memls.conflicts.frames import changes, entities, targets, words
 from memls.conflicts.scorer import gate, score_pair
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
-from memls.protocol import Verdict
+from memls.notes import NoteFacts, comparable
+from memls.protocol import SourceRange, Verdict
 from memls.scope import Visibility
 from memls.store.search import SearchQueries
 
 CANDIDATES = 10
+TARGETED = 5  # at most this many earlier statements found by the targeted lookup, per memory
+_LOOKUP = 50  # rows the targeted lookup reads before checking them
+
+_FACTS = msgspec.json.Decoder(NoteFacts)
 
 
 @dataclass(frozen=True)
@@ -38,33 +51,92 @@ class Detector:
         self, rows: list[sqlite3.Row], vectors: Any
     ) -> list[list[tuple[str, float | None]]]:
         """For each new row: (id, cosine or None) of the nearest active, valid-now memories of
-        its project, itself excluded. One batched Chroma query with vectors; BM25 without."""
+        its project, itself excluded, then those of the targeted lookup (their cosine read from
+        the index). One batched Chroma query with vectors; BM25 (and the scorer's lexical gate)
+        without."""
         if not rows:
             return []
         project = rows[0]["project"]
         seen = Visibility(projects=(project,), now=self.now)
+        near: list[list[tuple[str, float | None]]] = []
         if vectors is not None and self.index is not None:
+            # only memories recorded no later than the batch's last are admitted, and the
+            # search asks for as many more as the batch holds, so each row gets its nearest
+            # EARLIER memories whatever the indexer had already indexed after it
+            last = max((r["recorded_at"], r["seq"]) for r in rows)
+            known: dict[str, sqlite3.Row] = {}
+
+            def admit(ids: list[str]) -> set[str]:
+                visible = self.reads.visible_rows(seen, ids)
+                known.update(visible)
+                return {i for i, r in visible.items() if (r["recorded_at"], r["seq"]) <= last}
+
             found = self.index.nearest(
-                project,
-                vectors,
-                CANDIDATES + 1,
-                chroma_where(seen),
-                lambda ids: self.reads.admitted(seen, ids),
+                project, vectors, CANDIDATES + len(rows), chroma_where(seen), admit
             )
-            near: list[list[tuple[str, float | None]]] = []
             for row, nearest in zip(rows, found):
                 kept: list[tuple[str, float | None]] = [
-                    (i, s) for i, s in nearest if i != row["id"]
+                    (i, s) for i, s in nearest if i in known and _before(known[i], row)
                 ]
                 near.append(kept[:CANDIDATES])
-            return near
-        out: list[list[tuple[str, float | None]]] = []
-        for row in rows:
-            scores = self.reads.bm25(seen, row["content"], CANDIDATES + 1)
-            ranked = sorted(scores, key=lambda i: scores[i], reverse=True)
-            lexical: list[tuple[str, float | None]] = [(i, None) for i in ranked if i != row["id"]]
-            out.append(lexical[:CANDIDATES])
+        else:
+            for row in rows:
+                scores = self.reads.bm25(seen, row["content"], CANDIDATES + 1)
+                ranked = sorted(scores, key=lambda i: scores[i], reverse=True)
+                lexical: list[tuple[str, float | None]] = [
+                    (i, None) for i in ranked if i != row["id"]
+                ]
+                near.append(lexical[:CANDIDATES])
+        out = []
+        for k, (row, pairs) in enumerate(zip(rows, near)):
+            extra = self.targeted(seen, row, {i for i, _ in pairs})
+            cosine: dict[str, float] = {}
+            if extra and vectors is not None and self.index is not None:
+                cosine = self.index.cosines(project, vectors[k], extra)
+            out.append(pairs + [(i, cosine.get(i)) for i in extra])
         return out
+
+    def targeted(self, seen: Visibility, row: sqlite3.Row, chosen: set[str]) -> list[str]:
+        """For a `row` that states a change (`frames.changes`; others get no lookup): earlier
+        memories that state what the change replaces (every stem of `frames.targets`), that
+        replaced or rejected something `row` names, or that recorded an earlier change to what
+        `row` names or changes
+        ("Replace Jenkins with Concourse CI pipeline" for "We will switch to GitHub Actions
+        for our deployment pipelines")."""
+        text = row["content"]
+        if not changes(text):
+            return []  # the lookup is for what a change replaces: no change, no lookup
+        wanted, named = targets(text), entities(text)
+        subject = frozenset(w for c in changes(text) for w in c.subject)
+        out: list[str] = []
+        if wanted:
+            out += [
+                i
+                for i in self.reads.containing(seen, wanted, _LOOKUP, every=True)
+                if i not in chosen
+            ]
+        if named or subject:
+            out += [
+                i
+                for i in self.reads.containing(seen, named | subject, _LOOKUP, every=False)
+                if i not in chosen and i not in out
+            ]
+        if not out:
+            return []
+        rows = self.reads.visible_rows(seen, out)
+        kept = []
+        for i in out:
+            other = rows.get(i)
+            if other is None or i == row["id"] or not _before(other, row):
+                continue
+            theirs = other["content"]
+            if (
+                (wanted and wanted <= words(theirs))
+                or (targets(theirs) & named)
+                or (subject and any(c.new & (named | subject) for c in changes(theirs)))
+            ):
+                kept.append(i)
+        return kept[:TARGETED]
 
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:
         """Findings for each of a batch of new rows of one project."""
@@ -76,18 +148,76 @@ class Detector:
         seen = Visibility(projects=(row["project"],), now=self.now)
         # the hard filters again: Chroma's metadata may lag the record
         rows = self.reads.visible_rows(seen, [i for i, _ in pairs])
+        notes = self.reads.note_units(row["project"], [row["id"], *rows])
+        here = notes.get(row["id"])
+        if here is not None and (not here["claim"] or not here["current"]):
+            return []  # no claim, or its note was rejected or superseded: never the newer side
         findings = []
         for memory_id, cosine in pairs:
             other = rows.get(memory_id)
-            if other is None or (
-                (other["recorded_at"], other["seq"]) > (row["recorded_at"], row["seq"])
-            ):
+            if other is None or not _before(other, row):
                 continue  # only what was there before: the later one's own check covers it
-            if cosine is not None and gate(cosine, "cosine") == 0.0:
-                continue  # too far apart to contradict: the scorer would give 0
+            if not _compared(here, notes.get(memory_id)):
+                continue
             verdict = score_pair(
                 row["content"], other["content"], similarity=cosine, similarity_kind="cosine"
             )
-            if verdict.contradiction:
-                findings.append(Finding(newer=row, older=other, verdict=verdict))
+            if not verdict.contradiction:
+                continue
+            if _records(here, notes.get(memory_id)) and not _changes(verdict):
+                continue  # two decision records: a later one that reverses says so
+            findings.append(Finding(newer=row, older=other, verdict=verdict))
         return findings
+
+
+def _before(other: sqlite3.Row, row: sqlite3.Row) -> bool:
+    return bool((other["recorded_at"], other["seq"]) < (row["recorded_at"], row["seq"]))
+
+
+def _compared(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
+    """The document rules for one pair (None: the memory is no note unit)."""
+    if older is None:
+        return True
+    if not older["claim"]:
+        return False
+    if newer is None or newer["source_uri"] != older["source_uri"]:
+        return True
+    facts = _FACTS.decode(newer["facts"]) if newer["facts"] else NoteFacts()
+    return comparable(
+        (_line(newer["source_range"]), newer["section"]),
+        (_line(older["source_range"]), older["section"]),
+        facts,
+    )
+
+
+def _records(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
+    """Are these units of two different decision records (notes with a record number or a
+    status, like ADRs)? A record is written at one time about its own decision and is not
+    edited to agree with later ones: a later record that reverses an earlier one says so,
+    with its status and links (`note_links`) or in the language of a change ("replaces",
+    "instead of", "move from", "no longer"). Two records that merely differ (another choice
+    for another part, a negated remark, a consequence) are no contradiction."""
+    if newer is None or older is None or newer["source_uri"] == older["source_uri"]:
+        return False
+    return _is_record(newer["facts"]) and _is_record(older["facts"])
+
+
+def _is_record(facts: str | None) -> bool:
+    if not facts:
+        return False
+    read = _FACTS.decode(facts)
+    return read.number is not None or read.status != ""
+
+
+def _changes(verdict: Verdict) -> bool:
+    """A change-of-state frame of the newer text aligned with the older (not the weak
+    update-marker corroboration), between two statements also related by meaning: the
+    similarity gate open on its own, not only held at its floor by the frame's alignment."""
+    return gate(verdict.similarity, verdict.similarity_source) > 0.0 and any(
+        s.kind == "temporal_override" and s.weight >= 0.85 for s in verdict.signals
+    )
+
+
+def _line(source_range: str | None) -> int:
+    where = SourceRange.parse(source_range)
+    return where.start_line if where is not None else 0

@@ -382,9 +382,11 @@ def targets(text: str) -> frozenset[str]:
     these up (lexically) to find the statements the text supersedes even when they are not
     among its nearest neighbours ("This replaces usage of kOps" -> {"kop"})."""
     named = entities(text)
+    found = changes(text)
+    replacing = frozenset(w for change in found for w in change.new)  # what any frame adopts
     out: set[str] = set()
-    for change in changes(text):
-        old = change.old - change.new
+    for change in found:
+        old = change.old - replacing  # "we replaced [Jenkins with GitHub Actions]" read whole
         out.update((old & named) or old)
     return frozenset(out)
 

@@ -15,8 +15,15 @@ from memls.store.edges import Conflicts
 
 
 def proposes_supersede(verdict: Verdict, newer: sqlite3.Row, older: sqlite3.Row) -> bool:
-    """The newer statement says it replaces something ("now", "switched to", "no longer")."""
-    return verdict.update_marker and newer["valid_from"] >= older["valid_from"]
+    """The newer statement says it replaces something ("now", "switched to", "no longer").
+    Never for an older statement from a note: the note is the source of truth, and which note
+    supersedes which is stated by the notes themselves (links resolved by number or link in
+    `engine.notes`), not guessed by similarity."""
+    return (
+        verdict.update_marker
+        and newer["valid_from"] >= older["valid_from"]
+        and older["source_uri"] is None
+    )
 
 
 def detail(verdict: Verdict, newer: sqlite3.Row, older: sqlite3.Row) -> dict[str, Any]:

@@ -483,6 +483,8 @@ def _change_frame(
         if change.old:
             named = (change.old & names[0]) - change.new  # "EKS" in "from EKS nodes to EKS
             #                                               Fargate" is context, not the filler
+            named = frozenset(w for w in named if frames.tokens(new).count(w) < 2)  # nor is
+            # a name said again ("Use Managed Service for Prometheus ... instead of Prometheus")
             key = named or (change.old - change.new)
             if not named and len(old_keys) > SHORT_TEXT_KEYS:
                 continue  # common words replaced, against a paragraph: too loose to align

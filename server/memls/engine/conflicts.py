@@ -101,7 +101,19 @@ class ConflictOps(Notes):
                 memory_id=params.id.strip() if params.id is not None else None,
             )
             return protocol.ConflictsResult(
-                project=project, conflicts=[self._conflict(tx, e) for e in edges]
+                project=project,
+                conflicts=[self._conflict(tx, e) for e in edges],
+                links=[
+                    protocol.NoteLink(
+                        newer_uri=r["newer_uri"],
+                        older_uri=r["older_uri"],
+                        relation=r["relation"],
+                        label=r["label"],
+                        stated_in=r["stated_in"],
+                        line=r["line"],
+                    )
+                    for r in tx.note_links.listed()
+                ],
             )
 
     def resolve(self, params: protocol.ResolveParams) -> protocol.ResolveResult:

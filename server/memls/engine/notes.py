@@ -1,18 +1,62 @@
-"""Notes as memories: one note file's units kept in step with its text."""
+"""Notes as memories: one note file's units kept in step with its text, read as a document
+(each unit's section and claim flag, the note's standing, the supersession/amendment links
+between notes, resolved by link or number)."""
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import unquote
+
+import msgspec
+
 from memls import protocol
 from memls.engine.writes import Writes
-from memls.notes import index, parse
+from memls.notes import NoteFacts, index, note_facts, parse, resolve_ref
 from memls.scope import project_key
+from memls.store.unit import Tx
+
+_FACTS = msgspec.json.Decoder(NoteFacts)
+
+
+def note_links(facts: dict[str, NoteFacts]) -> list[dict[str, Any]]:
+    """The links the notes state (uri -> its facts): newer_uri supersedes or amends
+    older_uri. A reference is resolved by its link target or record number among the
+    project's note files (`notes.resolve_ref`), never by similarity; one that names no known
+    note gives no link (yet: it is resolved again when that note is synced)."""
+    by_path = {unquote(uri): uri for uri in facts}
+    out: list[dict[str, Any]] = []
+    for uri, fact in facts.items():
+        path = unquote(uri)
+        stated = [(ref, True) for ref in (*fact.superseded_by, *fact.amended_by, *fact.see)] + [
+            (ref, False) for ref in (*fact.supersedes, *fact.amends)
+        ]
+        for ref, names_newer in stated:
+            found = resolve_ref(ref, path, by_path)
+            if found is None or by_path[found] == uri:
+                continue
+            other = by_path[found]
+            amends = ref.relation in ("amended_by", "amends") or ref.partial
+            label = ref.label or (f"ADR-{ref.number}" if ref.number is not None else "")
+            out.append(
+                {
+                    "newer_uri": other if names_newer else uri,
+                    "older_uri": uri if names_newer else other,
+                    "relation": "amends" if amends else "supersedes",
+                    "label": label or found.rsplit("/", 1)[-1],
+                    "stated_in": uri,
+                    "line": ref.line,
+                }
+            )
+    return out
 
 
 class Notes(Writes):
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         """Make the project's memories from one note file match its text: new units stored,
         vanished units forgotten (reason source_removed), moved units re-ranged. The note is
-        the source of truth, so a unit whose content was forgotten before comes back."""
+        the source of truth, so a unit whose content was forgotten before comes back. Each
+        unit's section and claim flag and the note's facts are recorded (schema 6), and the
+        project's links between notes resolved again."""
         project = project_key(params.project)
         uri = self._text(params.uri, "uri")
         assert uri is not None
@@ -37,31 +81,34 @@ class Notes(Writes):
                         moved.append(row["id"])
                     else:
                         unchanged += 1
+                    tx.note_units.put(row["id"], unit.section, unit.claim)
                     continue
                 other = tx.memories.active_by_canonical(key)
                 if other is not None:
                     shared.append(other["id"])
                     continue
                 self._clear_tombstone(tx, key, now, force=True)
-                added.append(
-                    self._insert(
-                        tx,
-                        unit.text,
-                        unit.type,
-                        now,
-                        None,
-                        now,
-                        source_uri=uri,
-                        source_range=where,
-                        canonical=key,
-                    )
+                memory_id = self._insert(
+                    tx,
+                    unit.text,
+                    unit.type,
+                    now,
+                    None,
+                    now,
+                    source_uri=uri,
+                    source_range=where,
+                    canonical=key,
                 )
+                tx.note_units.put(memory_id, unit.section, unit.claim)
+                added.append(memory_id)
             for key, row in existing.items():
                 if key not in wanted:
                     tx.forget(row, "source_removed", now)
                     removed.append(row["id"])
+            relinked = self._record_facts(tx, uri, params.text or "", bool(units), now)
         self._kick()
         self._changed(project, "sync", added + removed + moved)
+        self._changed(project, "links", relinked)  # the first units of the notes concerned
         return protocol.SyncNoteResult(
             project=project,
             uri=uri,
@@ -71,3 +118,27 @@ class Notes(Writes):
             unchanged=unchanged,
             shared=shared,
         )
+
+    @staticmethod
+    def _record_facts(tx: Tx, uri: str, text: str, present: bool, now: str) -> list[str]:
+        """The note's standing, then the project's note links resolved again. Returns the
+        ids of the first units of the notes whose links changed (for `memory/changed`)."""
+        if present:
+            facts = note_facts(text, unquote(uri))
+            tx.note_files.put(
+                uri,
+                number=facts.number,
+                status=facts.status,
+                current=facts.current,
+                facts=msgspec.json.encode(facts).decode(),
+                at=now,
+            )
+        else:
+            tx.note_files.remove(uri)
+        before = {(r["newer_uri"], r["older_uri"]) for r in tx.note_links.listed()}
+        known = {u: _FACTS.decode(j) for u, j in tx.note_files.facts().items()}
+        if not tx.note_links.replace_all(note_links(known), now):
+            return []
+        after = {(r["newer_uri"], r["older_uri"]) for r in tx.note_links.listed()}
+        touched = {u for pair in before ^ after for u in pair}
+        return list(tx.note_links.anchors(touched).values())

@@ -181,6 +181,23 @@ class VectorIndex:
             for ids, dists in zip(result["ids"], result["distances"])
         ]
 
+    def cosines(self, project: str, vector, ids: list[str]) -> dict[str, float]:
+        """Cosine of `vector` to each stored vector among `ids` (those not indexed are left
+        out): write-time detection scores the memories its lexical lookup found with it."""
+        import numpy as np
+
+        col = self.existing(project) if ids else None
+        if col is None:
+            return {}
+        got = col.get(ids=ids, include=["embeddings"])
+        if not got["ids"]:
+            return {}
+        matrix = np.asarray(got["embeddings"], dtype=np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        q = np.asarray(vector, dtype=np.float32)
+        sims = matrix @ (q / max(float(np.linalg.norm(q)), 1e-12))
+        return {i: float(s) for i, s in zip(got["ids"], sims)}
+
     def all_ids(self, project: str) -> dict[str, dict]:
         col = self.existing(project)
         if col is None:

@@ -90,11 +90,74 @@ def for_document(
     return out
 
 
+def _name(uri: str) -> str:
+    return uri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def for_links(
+    uri: str, links: list[protocol.NoteLink], lines: list[str] | None = None
+) -> list[types.Diagnostic]:
+    """A Hint on a note that a newer note supersedes or amends: on the line that says so when
+    this note states it ("Superseded by [ADR-7](...)"), else on its first line."""
+    out = []
+    for link in links:
+        if link.older_uri != uri:
+            continue
+        line = link.line if link.stated_in == uri else 0
+        end = len(lines[line]) if lines is not None and line < len(lines) else 0
+        file = _name(link.newer_uri)
+        said = link.label if link.stated_in == uri and link.label not in ("", file) else ""
+        verb = "superseded" if link.relation == "supersedes" else "amended"
+        out.append(
+            types.Diagnostic(
+                range=types.Range(
+                    start=types.Position(line=line, character=0),
+                    end=types.Position(
+                        line=line, character=_utf16(lines, line, end) if lines else end
+                    ),
+                ),
+                severity=types.DiagnosticSeverity.Hint,
+                source=SOURCE,
+                code=link.relation,
+                message=f"{verb} by {said} ({file})" if said else f"{verb} by {file}",
+                related_information=[
+                    types.DiagnosticRelatedInformation(
+                        location=types.Location(
+                            uri=link.newer_uri,
+                            range=types.Range(
+                                start=types.Position(line=0, character=0),
+                                end=types.Position(line=0, character=0),
+                            ),
+                        ),
+                        message=f"the newer record: {_name(link.newer_uri)}",
+                    )
+                ],
+                data={"newerUri": link.newer_uri, "relation": link.relation},
+            )
+        )
+    return out
+
+
 def actions(diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
-    """For each memls diagnostic: supersede the older, dismiss, open the other statement."""
+    """For each memls diagnostic: supersede the older, dismiss, open the other statement; for
+    a superseded/amended note's hint: open the newer record."""
     out = []
     for d in diagnostics:
         data = d.data if isinstance(d.data, dict) else None
+        if d.source == SOURCE and data and data.get("newerUri"):
+            out.append(
+                types.CodeAction(
+                    title=f"Open the newer record ({_name(data['newerUri'])})",
+                    kind=types.CodeActionKind.Empty,
+                    diagnostics=[d],
+                    command=types.Command(
+                        title="Open the newer record",
+                        command="memls.open",
+                        arguments=[{"uri": data["newerUri"], "range": "0:0-0:0"}],
+                    ),
+                )
+            )
+            continue
         if d.source != SOURCE or not data or "newer" not in data:
             continue
         pair = {"project": data["project"], "a": data["newer"], "b": data["older"]}

@@ -23,6 +23,7 @@ class Publisher(ServerBase):
         super().__init__(*args, **kwargs)
         self.published: dict[str, set[str]] = {}  # project -> uris with diagnostics
         self.open_pairs: dict[str, dict[Pair, protocol.Conflict]] = {}  # project -> pairs
+        self.note_links: dict[str, list[protocol.NoteLink]] = {}  # project -> links
         self._refresh: dict[str, asyncio.TimerHandle] = {}
 
     def schedule_refresh(self, project: str | None, delay: float = 0.15) -> None:
@@ -44,6 +45,7 @@ class Publisher(ServerBase):
             "conflicts", protocol.ConflictsParams(project=project, status="open", limit=1000)
         )
         self.open_pairs[project] = {(c.newer.id, c.older.id): c for c in found.conflicts}
+        self.note_links[project] = list(found.links)
         self.publish(project)
 
     def conflicts_found(self, payload: protocol.ConflictsNotification) -> None:
@@ -61,7 +63,7 @@ class Publisher(ServerBase):
         range moved, it went, it was superseded or resolved): then read the pairs again."""
         touched = set(payload.ids)
         shown = self.open_pairs.get(payload.project, {})
-        if any(touched & set(pair) for pair in shown):
+        if payload.op == "links" or any(touched & set(pair) for pair in shown):
             self.schedule_refresh(payload.project)
 
     def publish(self, project: str) -> None:
@@ -72,12 +74,17 @@ class Publisher(ServerBase):
             for uri in {m.source_uri for m in (c.newer, c.older)}:
                 if uri and uri in self.indexed:
                     by_uri.setdefault(uri, []).append(c)
+        links: dict[str, list[protocol.NoteLink]] = {}
+        for link in self.note_links.get(project, []):
+            if link.older_uri in self.indexed:
+                links.setdefault(link.older_uri, []).append(link)
         previous = self.published.get(project, set())
-        for uri in previous | set(by_uri):
+        for uri in previous | set(by_uri) | set(links):
             doc = self.workspace.text_documents.get(uri)
             lines = split_lines(doc.source) if doc is not None else None
             items = diag.for_document(uri, by_uri.get(uri, []), lines)
+            items += diag.for_links(uri, links.get(uri, []), lines)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
             )
-        self.published[project] = set(by_uri)
+        self.published[project] = set(by_uri) | set(links)

@@ -343,7 +343,20 @@ class _Parser:
             else:
                 self.close()
         self.close()
-        return list(index(self.units).values())
+        return [self.lead_in(u) for u in index(self.units).values()]
+
+    def lead_in(self, unit: Unit) -> Unit:
+        """A paragraph ending with ":" right before a code block introduces an example ("As a
+        trivial example, instead of writing the verbose configuration data:"): what it says
+        is in the code, so it is no claim of its own."""
+        if not unit.claim or not unit.text.rstrip().endswith(":"):
+            return unit
+        for line in self.lines[unit.end_line + 1 :]:
+            if line.strip():
+                if re.match(r"^\s*(`{3,}|~{3,})", line):
+                    return msgspec.structs.replace(unit, claim=False)
+                return unit
+        return unit
 
     # -- blocks
 

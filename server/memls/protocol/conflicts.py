@@ -57,9 +57,24 @@ class ConflictsParams(Wire):
     limit: Limit = 100
 
 
+class NoteLink(Wire):
+    """A note that supersedes or amends another, as the notes state it (an ADR's status line
+    or link: "Superseded by [ADR-7](0007-x.md)", "Supersedes 0003", "Amended by 12"),
+    resolved by link target or record number, never by similarity. Lines are 0-based."""
+
+    newer_uri: str
+    older_uri: str
+    relation: Literal["supersedes", "amends"]
+    label: str
+    stated_in: str
+    line: int
+
+
 class ConflictsResult(Wire):
     project: str
     conflicts: list[Conflict]
+    #: the project's supersession/amendment links between notes (every one, whatever `id`)
+    links: list[NoteLink] = []
 
 
 class ResolveParams(Wire):

@@ -31,7 +31,39 @@ def links(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[list[
                 found[src][0].append(dst)
             if dst in found:
                 found[dst][1].append(src)
+    _note_links(conn, wanted, found)
     return found
+
+
+_ANCHOR = (
+    "(SELECT a.id FROM memories a INDEXED BY memories_source WHERE a.source_uri = {uri} "
+    "AND a.project = l.project AND a.status = 'active' ORDER BY "
+    "CAST(substr(a.source_range, 1, instr(a.source_range, ':') - 1) AS INTEGER), a.seq LIMIT 1)"
+)
+
+
+def _note_links(
+    conn: sqlite3.Connection, ids: list[str], found: dict[str, tuple[list[str], list[str]]]
+) -> None:
+    """Supersession stated by notes (schema 6, `note_links`): every unit of a superseded note
+    is superseded by the newer note's first unit; that unit supersedes the older's first."""
+    rows = conn.execute(
+        "SELECT m.id, m.source_uri, l.newer_uri, l.older_uri, "
+        + _ANCHOR.format(uri="l.newer_uri")
+        + " AS newer, "
+        + _ANCHOR.format(uri="l.older_uri")
+        + " AS older FROM json_each(?) AS w JOIN memories m ON m.id = w.value "
+        "JOIN note_links l ON l.project = m.project AND l.relation = 'supersedes' "
+        "AND (l.older_uri = m.source_uri OR l.newer_uri = m.source_uri) "
+        "WHERE m.source_uri IS NOT NULL ORDER BY l.created_at, l.newer_uri, l.older_uri",
+        (json.dumps(ids),),
+    ).fetchall()
+    for row in rows:
+        older, newer = found[row["id"]][1], found[row["id"]][0]
+        if row["source_uri"] == row["older_uri"] and row["newer"] and row["newer"] not in older:
+            older.append(row["newer"])
+        if row["id"] == row["newer"] and row["older"] and row["older"] not in newer:
+            newer.append(row["older"])
 
 
 def open_conflicts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:

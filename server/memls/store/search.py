@@ -13,6 +13,7 @@ from memls.scope import Visibility
 from memls.store import visibility
 from memls.store.db import Database
 from memls.store.memories import AMONG, COLUMNS, among, to_memories
+from memls.store.notes import NoteUnits
 from memls.store.tokens import TokenVectors
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -71,6 +72,29 @@ class SearchQueries:
                 {**args, "match": match, "n": n},
             ).fetchall()
         return {row["id"]: -row["rank"] for row in rows}
+
+    def containing(
+        self, seen: Visibility, stems: Iterable[str], n: int, *, every: bool
+    ) -> list[str]:
+        """Ids of visible memories whose text has words starting with `stems` (every one of
+        them, or any), best BM25 first: the targeted lookup of write-time detection."""
+        terms = ['"' + s.replace('"', '""') + '"*' for s in sorted(set(stems)) if _WORD.search(s)]
+        if not terms:
+            return []
+        where, args = visibility.where(seen, "m")
+        with self.db.transaction(write=False) as conn:
+            rows = conn.execute(
+                f"SELECT m.id FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
+                f"WHERE memories_fts MATCH :match AND {where} "
+                f"ORDER BY bm25(memories_fts), m.seq LIMIT :n",
+                {**args, "match": (" AND " if every else " OR ").join(terms), "n": n},
+            ).fetchall()
+        return [row["id"] for row in rows]
+
+    def note_units(self, project: str, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
+        """The note-unit facts of the memories among `ids` (`NoteUnits.of`)."""
+        with self.db.transaction(write=False) as conn:
+            return NoteUnits(conn, project).of(ids)
 
     def admitted(self, seen: Visibility, ids: list[str]) -> set[str]:
         """The ids among `ids` that pass the hard filters (SQL, the record of truth)."""

@@ -24,6 +24,7 @@ from memls.store.feedback import Feedback, Transitions
 from memls.store.forgetting import Forgetting, Tombstones
 from memls.store.maintenance import DeadLetters
 from memls.store.memories import Memories, to_memories
+from memls.store.notes import NoteFiles, NoteLinks, NoteUnits
 from memls.store.outbox import Outbox, OutboxQueue
 from memls.store.search import SearchQueries
 from memls.store.tokens import TOKENS_DB, TokenVectors
@@ -46,6 +47,9 @@ class Tx:
         self.transitions = Transitions(conn, project)
         self.outbox = Outbox(conn, project)
         self.dead_letters = DeadLetters(conn, project)
+        self.note_units = NoteUnits(conn, project)
+        self.note_files = NoteFiles(conn, project)
+        self.note_links = NoteLinks(conn, project)
 
     def audit(self, op: str, memory_id: str | None, at: str, **detail: Any) -> None:
         self.audit_log.add(op, memory_id, at, self.front, **detail)
