@@ -196,7 +196,7 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=1,
                 le=200,
-                extra_json_schema={"default": 50},
+                extra_json_schema={"default": 10},
                 description="at most this many fused results are re-scored",
             ),
         ]
@@ -208,7 +208,7 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=0.0,
                 le=1.0,
-                extra_json_schema={"default": 0.3},
+                extra_json_schema={"default": 0.5},
                 description="only fused results scoring at least this share of the best "
                 "are re-scored",
             ),
@@ -219,10 +219,11 @@ class Retrieval(_Section, frozen=True):
         Annotated[
             int,
             Meta(
-                ge=1,
+                ge=0,
                 le=200,
-                extra_json_schema={"default": 6},
-                description="the re-rank depth of `--mode interactive` (as you type)",
+                extra_json_schema={"default": 0},
+                description="cross-encoder pairs of `--mode interactive` (as you type; 0: "
+                "none, late interaction orders the results)",
             ),
         ]
         | UnsetType

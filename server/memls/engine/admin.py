@@ -13,6 +13,7 @@ from memls import maintenance, protocol, transfer
 from memls.engine.conflicts import ConflictOps
 from memls.errors import InvalidInput, MemlsError, Refused
 from memls.index.chroma import metadata
+from memls.models.late import MODEL_TAG
 from memls.scope import project_key
 
 
@@ -35,13 +36,10 @@ class Admin(ConflictOps):
     def _model_states(self) -> dict[str, Any]:
         if self.models is None:
             return {}
-        return {
-            s.name: protocol.to_wire(s)
-            for s in (self.models.embedder.status(), self.models.reranker.status())
-        }
+        return {s.name: protocol.to_wire(s) for s in self.models.statuses()}
 
     def reindex(self, params: protocol.ReindexParams) -> protocol.ReindexResult:
-        """Rebuild the project's Chroma collection from SQLite."""
+        """Rebuild the project's Chroma collection and token vectors from SQLite."""
         project = project_key(params.project)
         if self.index is None or self.worker is None:
             raise Refused("vectors are switched off (settings: [index] vectors = false)")
@@ -49,6 +47,7 @@ class Admin(ConflictOps):
         work.start("waiting", 0, "waiting for the index to be idle")
         self.worker.flush(timeout=600)
         self.index.drop(project)
+        self.storage.tokens.clear(project)
         with self._write(project) as tx:
             tx.outbox.clear()
             queued = tx.outbox.enqueue_all(self.clock())
@@ -147,6 +146,7 @@ class Admin(ConflictOps):
                 and i not in pending_ids
                 and any(in_chroma[i].get(k) != v for k, v in meta.items())
             )
+            problems += self._token_problems(project, rows, pending_ids)
             for label, ids in (
                 ("missing from", missing),
                 ("extra in", extra),
@@ -168,6 +168,22 @@ class Admin(ConflictOps):
             extra=extra,
             stale=stale,
         )
+
+    def _token_problems(self, project: str, rows: list[Any], pending: set[str]) -> list[str]:
+        """Memories without late-interaction token vectors (when the model can make them)."""
+        if self.models is None or self.models.late.status().state not in ("loaded", "not_loaded"):
+            return []
+        have = self.storage.tokens.ids(project, MODEL_TAG)
+        lacking = sum(1 for r in rows if r["id"] not in have and r["id"] not in pending)
+        extra = len(have - {r["id"] for r in rows} - pending)
+        out = []
+        if lacking:
+            out.append(
+                f"{lacking} memories without token vectors (late interaction; run memls reindex)"
+            )
+        if extra:
+            out.append(f"{extra} token vectors of memories that are gone (run memls reindex)")
+        return out
 
     def maintain(self, params: protocol.MaintainParams) -> protocol.MaintainResult:
         """Expire what is due; the indexer drops what went and the fronts hear of it."""

@@ -112,6 +112,7 @@ class EngineCore:
         self.index = VectorIndex(self.directory, url=self.settings.chroma_url)
         self.indexer.index = self.index
         self.indexer.embedder = self.models.embedder
+        self.indexer.late = self.models.late
 
     def warm(self) -> threading.Thread | None:
         """Start loading, in the background, what the first query needs: the Chroma client and
@@ -158,7 +159,7 @@ class EngineCore:
         if self.models is None:
             return ["vector search and reranking are switched off (vectors = false)"]
         problems = []
-        for status in (self.models.embedder.status(), self.models.reranker.status()):
+        for status in self.models.statuses():
             if status.state not in ("loaded", "not_loaded", "disabled"):
                 problems.append(f"{status.name} {status.state}: {status.error or ''}".strip())
         if self.indexer.last_error:

@@ -81,14 +81,15 @@ class Reads(EngineCore):
         return self._search(params, seen)
 
     def depth_of(self, params: protocol.QueryParams) -> protocol.Depth:
-        """How much re-ranking a query gets: its `depth`; else its mode's (interactive ->
-        interactive, lexical -> none); else none when re-ranking is switched off, else
-        default ([retrieval] rerank_depth)."""
+        """How much work a query buys: its `depth`; else its mode's (interactive ->
+        interactive; lexical -> none, the pipeline runs BM25 alone whatever the depth); else
+        default. `rerank: false` (or re-ranking switched off) keeps the depth and drops only
+        the cross-encoder (`retrieval.pipeline`)."""
         if params.depth is not None:
             return params.depth
         if params.mode == "interactive":
             return "interactive"
-        if params.mode == "lexical" or params.rerank is False or not self.retrieval.rerank:
+        if params.mode == "lexical":
             return "none"
         return "default"
 

@@ -27,6 +27,7 @@ from memls.store.memories import Memories, to_memories
 from memls.store.notes import NoteFiles, NoteLinks, NoteUnits
 from memls.store.outbox import Outbox, OutboxQueue
 from memls.store.search import SearchQueries
+from memls.store.tokens import TOKENS_DB, TokenVectors
 
 
 class Tx:
@@ -80,7 +81,8 @@ class Store:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.search = SearchQueries(db)
+        self.tokens = TokenVectors(db.path.with_name(TOKENS_DB))
+        self.search = SearchQueries(db, self.tokens)
         self.queue = OutboxQueue(db, lambda project: self._committed(project, record=False))
         self.on_commit: list[Callable[[str, bool], None]] = []
         """Told (project, record) after every committed write: record=True for a unit of
@@ -117,4 +119,5 @@ class Store:
         self.db.after_commit(callback)
 
     def close(self) -> None:
+        self.tokens.close()
         self.db.close()
