@@ -68,7 +68,7 @@ def worker(path: str, size: int, data_dir: str, conversation: int) -> dict:
     items = project_items(sample, size)
     asked = questions(sample)
     result: dict = {"size": size, "project": project, "questions": len(asked)}
-    with Engine.open(data_dir, front="bench") as engine:
+    with Engine.open(data_dir, front="bench", cache=False) as engine:
         started = time.perf_counter()
         acks = []
         owner: dict[str, str] = {}

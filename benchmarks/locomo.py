@@ -224,7 +224,9 @@ def main() -> int:
         models = ModelRuntime(rerank_max_length=args.rerank_max_length)
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Engine.open(args.store or tmp, front="bench", retrieval=base, models=models) as engine,
+        Engine.open(
+            args.store or tmp, front="bench", retrieval=base, models=models, cache=False
+        ) as engine,
     ):
         owners, seconds = reuse(engine, samples) if args.store else (None, 0.0)
         if not owners:
