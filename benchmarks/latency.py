@@ -1,16 +1,22 @@
-"""Speed and memory of the real engine at 1k / 10k / 100k memories (LoCoMo turns as memories).
+"""Speed, memory and recall of the real engine on the latency corpus (`corpus.py`): a dev
+conversation's project filled with distinct distractors up to a size (10k by default).
 
-Prints: acknowledged store p50/p95, bulk ingest (memories/s fully indexed), query p50/p95 for
-the default configuration, the interactive setting, and without re-ranking, first query after
-start (model load included) and peak RSS. Each size runs in a fresh process.
+Prints, from one run: acknowledged store p50/p95, fully indexed ingest (memories/s, with every
+derived copy the default needs: bge vector in Chroma, late-interaction token vectors), disk per
+memory, first query after start (model load included), peak RSS, and a latency-recall table:
+for each depth (lexical, none, interactive, default) its query p50/p95 beside its R@5 / R@10 /
+R@25 on the conversation's own questions (categories 1-4), and a PNG plot of it. Each size
+runs in a fresh process; timings depend on the machine's load (printed).
 
-    python benchmarks/latency.py ../shared/data/locomo/locomo-dev.json --sizes 1000,10000
+    python benchmarks/latency.py ../shared/data/locomo/locomo-dev.json --sizes 10000 \
+        --json benchmarks/results/latency.json --plot benchmarks/results/latency-recall.png
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shlex
 import statistics
@@ -24,23 +30,10 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent))
 
-from locomo import turns
+from corpus import project_items, questions
 
-PROJECT = "bench"
-QUERIES = 200
-
-
-def corpus(samples: list[dict], size: int) -> list[tuple[str, str | None]]:
-    base = [(text, when) for s in samples for _, text, when in turns(s)]
-    out = []
-    round_ = 0
-    while len(out) < size:
-        for text, when in base:
-            out.append((text if round_ == 0 else f"{text} (retold {round_})", when))
-            if len(out) == size:
-                break
-        round_ += 1
-    return out
+KS = (5, 10, 25)
+DEPTHS = ("lexical", "none", "interactive", "default")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -48,54 +41,95 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
-def worker(path: str, size: int, data_dir: str) -> dict:
+def params_for(p, depth: str, **kw):
+    """QueryParams at a depth: the wire field when the protocol has it, else the same field
+    on a subclass (the pipeline reads it with getattr)."""
+    if depth == "lexical":
+        return p.QueryParams(mode="lexical", **kw)
+    if "depth" in p.QueryParams.__struct_fields__:
+        return p.QueryParams(depth=depth, **kw)
+
+    class DepthParams(p.QueryParams, kw_only=True):
+        depth: str | None = None
+
+    return DepthParams(depth=depth, **kw)
+
+
+def disk_bytes(directory: str) -> int:
+    return sum(f.stat().st_size for f in Path(directory).rglob("*") if f.is_file())
+
+
+def worker(path: str, size: int, data_dir: str, conversation: int) -> dict:
     from memls import protocol as p
     from memls.engine import Engine
 
-    samples = json.loads(Path(path).read_text())
-    questions = [qa["question"] for s in samples for qa in s["qa"]][:QUERIES]
-    items = corpus(samples, size)
-    result: dict = {"size": size}
-    with Engine.open(data_dir, front="bench") as engine:
+    sample = json.loads(Path(path).read_text())[conversation]
+    project = sample["sample_id"]
+    items = project_items(sample, size)
+    asked = questions(sample)
+    result: dict = {"size": size, "project": project, "questions": len(asked)}
+    with Engine.open(data_dir, front="bench", cache=False) as engine:
         started = time.perf_counter()
         acks = []
-        for text, when in items:
+        owner: dict[str, str] = {}
+        for item in items:
             t0 = time.perf_counter()
-            engine.store(p.StoreParams(text=text, project=PROJECT, valid_from=when))
+            r = engine.store(
+                p.StoreParams(
+                    text=item.text,
+                    project=project,
+                    valid_from=item.valid_from,
+                    source_uri=item.source_uri,
+                    source_range=item.source_range,
+                )
+            )
             acks.append((time.perf_counter() - t0) * 1000)
+            if item.dia_id is not None:
+                owner[r.id] = item.dia_id
         acked = time.perf_counter() - started
         assert engine.flush(timeout=7200)
         indexed = time.perf_counter() - started
         result["ingest_per_s"] = round(size / indexed, 1)
         result["ack_per_s"] = round(size / acked, 1)
+        result["disk_kb_per_memory"] = round(disk_bytes(data_dir) / size / 1024, 1)
+        result["tokens_kb_per_memory"] = round(engine.storage.tokens.size() / size / 1024, 1)
         # acknowledged store latency on the loaded store (index worker idle)
         lat = []
         for i in range(200):
             t0 = time.perf_counter()
             engine.store(
-                p.StoreParams(text=f"latency probe {i}: deploys run on tuesdays", project=PROJECT)
+                p.StoreParams(text=f"latency probe {i}: deploys run on tuesdays", project=project)
             )
             lat.append((time.perf_counter() - t0) * 1000)
             engine.flush()
         result["store_p50_ms"], result["store_p95_ms"] = pct(lat, 50), pct(lat, 95)
-        for name, extra in (
-            ("default", {}),
-            ("interactive", {"mode": "interactive"}),
-            ("no_rerank", {"rerank": False}),
-        ):
-            engine.query(p.QueryParams(query="warm up", project=PROJECT, **extra))
-            lat = []
-            for q in questions:
+        result["depths"] = {}
+        for depth in DEPTHS:
+            engine.query(params_for(p, depth, query="warm up", project=project))
+            lat, recalls = [], []
+            for qa in asked:
+                params = params_for(p, depth, query=qa["question"], project=project, k=25)
                 t0 = time.perf_counter()
-                engine.query(p.QueryParams(query=q, project=PROJECT, **extra))
+                hits = engine.query(params).results
                 lat.append((time.perf_counter() - t0) * 1000)
-            result[f"query_{name}_p50_ms"] = pct(lat, 50)
-            result[f"query_{name}_p95_ms"] = pct(lat, 95)
+                evidence = {e.strip() for e in qa["evidence"] if e.strip()}
+                got = [owner.get(h.id) for h in hits]
+                recalls.append(
+                    [len(evidence & set(got[:k])) / len(evidence) if evidence else 0.0 for k in KS]
+                )
+            result["depths"][depth] = {
+                "p50_ms": round(pct(lat, 50), 2),
+                "p95_ms": round(pct(lat, 95), 2),
+                **{
+                    f"recall@{k}": round(statistics.fmean(r[j] for r in recalls), 4)
+                    for j, k in enumerate(KS)
+                },
+            }
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return result
 
 
-def first_query(data_dir: str) -> float:
+def first_query(data_dir: str, project: str) -> float:
     """A fresh process opens the store as the daemon does (owner, serving its socket, loading
     Chroma and both models in the background) and answers one query at once."""
     code = (
@@ -103,7 +137,7 @@ def first_query(data_dir: str) -> float:
         "from memls.daemon import open_engine; from memls import protocol as p;"
         f"e=open_engine({data_dir!r}, front='bench', serve=True);"
         f"e.query(p.QueryParams(query='when did she go to the support group',"
-        f" project={PROJECT!r}));"
+        f" project={project!r}));"
         "print((time.perf_counter()-t)*1000); e.close()"
     )
     out = subprocess.run(
@@ -116,29 +150,74 @@ def first_query(data_dir: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def plot(rows: list[dict], target: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for row in rows:
+        xs = [row["depths"][d]["p50_ms"] for d in DEPTHS]
+        for k, marker in zip(KS, "osD"):
+            ys = [row["depths"][d][f"recall@{k}"] for d in DEPTHS]
+            ax.plot(xs, ys, marker=marker, label=f"R@{k}, {row['size']:,} memories")
+            if k == 5:
+                for x, y, d in zip(xs, ys, DEPTHS):
+                    ax.annotate(d, (x, y), textcoords="offset points", xytext=(4, -12), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("query p50 (ms, log scale)")
+    ax.set_ylabel("recall (LoCoMo questions, categories 1-4)")
+    ax.set_title("memls: latency against recall per depth")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(target, dpi=120)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
-    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--sizes", default="10000")
+    parser.add_argument("--conversation", type=int, default=0, help="which dev conversation")
     parser.add_argument("--json", dest="out")
+    parser.add_argument("--plot", help="write the latency-recall plot here (PNG)")
+    parser.add_argument("--first-queries", type=int, default=3)
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.path, args.worker, args.data_dir)))
+        print(json.dumps(worker(args.path, args.worker, args.data_dir, args.conversation)))
         return 0
     print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
+    print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             out = subprocess.run(
-                [sys.executable, str(HERE), args.path, "--worker", str(size), "--data-dir", tmp],
+                [
+                    sys.executable,
+                    str(HERE),
+                    args.path,
+                    "--worker",
+                    str(size),
+                    "--data-dir",
+                    tmp,
+                    "--conversation",
+                    str(args.conversation),
+                ],
                 capture_output=True,
                 text=True,
                 check=True,
             )
             row = json.loads(out.stdout.strip().splitlines()[-1])
-            row["first_query_ms"] = round(statistics.median(first_query(tmp) for _ in range(3)), 1)
+            row["first_query_ms"] = round(
+                statistics.median(
+                    first_query(tmp, row["project"]) for _ in range(args.first_queries)
+                ),
+                1,
+            )
+            row["load_average"] = [round(x, 2) for x in os.getloadavg()]
             rows.append(row)
             print(json.dumps(row), flush=True)
     cols = [
@@ -146,28 +225,34 @@ def main() -> int:
         ("store_p50_ms", "store p50"),
         ("store_p95_ms", "store p95"),
         ("ingest_per_s", "ingest/s"),
-        ("query_default_p50_ms", "query p50"),
-        ("query_default_p95_ms", "query p95"),
-        ("query_interactive_p50_ms", "interactive p50"),
-        ("query_interactive_p95_ms", "interactive p95"),
-        ("query_no_rerank_p50_ms", "no-rerank p50"),
-        ("query_no_rerank_p95_ms", "no-rerank p95"),
+        ("disk_kb_per_memory", "disk KiB/memory"),
+        ("tokens_kb_per_memory", "of which token vectors"),
         ("first_query_ms", "first query"),
         ("peak_rss_mb", "peak RSS MB"),
     ]
     print("\n| " + " | ".join(c[1] for c in cols) + " |")
     print("|" + "---|" * len(cols))
     for row in rows:
-        print(
-            "| "
-            + " | ".join(
-                f"{row[c[0]]:.1f}" if isinstance(row[c[0]], float) else str(row[c[0]]) for c in cols
+        print("| " + " | ".join(_cell(row[c[0]]) for c in cols) + " |")
+    print("\n| memories | depth | p50 ms | p95 ms | R@5 | R@10 | R@25 |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        for depth in DEPTHS:
+            d = row["depths"][depth]
+            print(
+                f"| {row['size']:,} | {depth} | {d['p50_ms']:.1f} | {d['p95_ms']:.1f} | "
+                f"{d['recall@5']:.3f} | {d['recall@10']:.3f} | {d['recall@25']:.3f} |"
             )
-            + " |"
-        )
+    print(f"\n# load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
+    if args.plot:
+        plot(rows, args.plot)
     return 0
+
+
+def _cell(value) -> str:
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
 
 
 if __name__ == "__main__":

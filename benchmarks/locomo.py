@@ -5,6 +5,10 @@ the image caption when there is one), each question a query in that project.
 
     python benchmarks/locomo.py ../shared/data/locomo/locomo-dev.json --json out.json
     python benchmarks/locomo.py PATH --sweep      # re-rank depth / cut / lift trade-off table
+
+Methods: bm25, vector (one source alone); none, interactive, default (the depths: fused
+BM25 + vectors; + late interaction; + the cross-encoder on the uncertain head); hybrid and
+hybrid+rerank (the configuration's own rerank switch, as before depths).
 """
 
 from __future__ import annotations
@@ -104,6 +108,18 @@ def reuse(engine: Engine, samples: list[dict]):
     return owners, 0.0
 
 
+def params_for(depth: str, **kw):
+    """QueryParams at a depth (none | interactive | default): the wire field when the protocol
+    has it, else the same field on a subclass (the pipeline reads it with getattr)."""
+    if "depth" in p.QueryParams.__struct_fields__:
+        return p.QueryParams(depth=depth, **kw)
+
+    class DepthParams(p.QueryParams, kw_only=True):
+        depth: str | None = None
+
+    return DepthParams(depth=depth, **kw)
+
+
 def method_ids(
     engine: Engine, method: str, project: str, question: str, k: int, config: RetrievalConfig
 ) -> list[str]:
@@ -115,7 +131,10 @@ def method_ids(
             else _retriever(engine, config).vector(seen, question, k)
         )
         return sorted(found, key=found.get, reverse=True)[:k]
-    params = p.QueryParams(query=question, project=project, k=k, rerank=(method != "hybrid"))
+    if method in ("none", "interactive", "default"):
+        params = params_for(method, query=question, project=project, k=k)
+    else:
+        params = p.QueryParams(query=question, project=project, k=k, rerank=(method != "hybrid"))
     saved = engine.retrieval
     engine.retrieval = config
     try:
@@ -162,7 +181,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--json", dest="out")
-    parser.add_argument("--methods", default="bm25,vector,hybrid,hybrid+rerank")
+    parser.add_argument("--methods", default="bm25,vector,none,interactive,default")
     parser.add_argument(
         "--sweep",
         action="store_true",
@@ -205,7 +224,9 @@ def main() -> int:
         models = ModelRuntime(rerank_max_length=args.rerank_max_length)
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Engine.open(args.store or tmp, front="bench", retrieval=base, models=models) as engine,
+        Engine.open(
+            args.store or tmp, front="bench", retrieval=base, models=models, cache=False
+        ) as engine,
     ):
         owners, seconds = reuse(engine, samples) if args.store else (None, 0.0)
         if not owners:

@@ -54,7 +54,7 @@ def main() -> int:
 
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Engine.open(args.store or tmp, front="bench") as engine,
+        Engine.open(args.store or tmp, front="bench", cache=False) as engine,
     ):
         have = engine.db.read("SELECT count(*) FROM memories WHERE project = ?", (PROJECT,))[0][0]
         if have == 0:

@@ -165,7 +165,7 @@ describe("memory/* over stdio with the generated types", () => {
     await until(() => (diagnostics.get(agentsUri)?.length === 0 ? true : undefined), 10_000, "diagnostics cleared");
   });
 
-  it("checkPair, stats, maintain, deadLetters, reindex, doctor, syncNote", async () => {
+  it("checkPair, stats, maintain, deadLetters, reindex, doctor, syncNote, ingest", async () => {
     const v = await req("memory/checkPair", { new: PNPM, existing: YARN });
     expect(v.contradiction).toBe(true);
     const st = await req("memory/stats", { uri: wsUri });
@@ -176,6 +176,9 @@ describe("memory/* over stdio with the generated types", () => {
     expect(typeof (await req("memory/doctor", { uri: wsUri })).ok).toBe("boolean");
     const sync = await req("memory/syncNote", { uri: pathToFileURL(join(ws, "CLAUDE.md")).toString(), text: "- Use UTC everywhere\n" });
     expect(sync.added).toHaveLength(1);
+    const ing = await req("memory/ingest", { uri: wsUri, items: [{ text: "Releases are tagged vX.Y.Z" }, { text: "Logs go to Loki" }] });
+    expect([ing.project, ing.stored, ing.duplicates, ing.indexed]).toEqual([ws, 2, 0, true]);
+    expect((await req("memory/query", { uri: wsUri, query: "Loki logs", depth: "none" })).results.map((h) => h.content)).toContain("Logs go to Loki");
   });
 
   it("bad input is refused naming the field", async () => {

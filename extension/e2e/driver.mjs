@@ -45,6 +45,11 @@ writeFileSync(join(userData, "User", "settings.json"), JSON.stringify({
   "chat.tools.global.autoApprove": true,
   "chat.tools.autoApprove": true,
 }, null, 1));
+// memls.dataDir is machine-scoped: code-server's extension host is remote and reads such
+// settings from the Machine settings only (the User value is ignored there, and the server
+// would open the user's own data directory).
+mkdirSync(join(userData, "Machine"), { recursive: true });
+writeFileSync(join(userData, "Machine", "settings.json"), JSON.stringify({ "memls.dataDir": join(root, "data") }, null, 1));
 
 function codeServer(args, opts = {}) {
   const env = { ...process.env, PATH: "/usr/bin:/bin", MEMLS_E2E_OUT: out };

@@ -37,7 +37,7 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
     rerank: get("rerank", DEFAULTS.rerank) !== false,
     chromaUrl: String(get("chromaUrl", DEFAULTS.chromaUrl) ?? "").trim(),
     dataDir: String(get("dataDir", DEFAULTS.dataDir) ?? "").trim(),
-    interactiveDepth: Number.isInteger(depth) && depth >= 1 && depth <= 200
+    interactiveDepth: Number.isInteger(depth) && depth >= 0 && depth <= 200
       ? depth : DEFAULTS.interactiveDepth,
   };
 }
@@ -117,6 +117,8 @@ export function resolveLaunch(s: MemlsSettings, folders: string[], probe: Probe)
 export function queryOptions(s: MemlsSettings, interactive: boolean) {
   return {
     ...(s.rerank ? {} : { rerank: false }),
-    ...(interactive ? { mode: "interactive" as const, rerankDepth: s.interactiveDepth } : {}),
+    ...(interactive
+      ? { mode: "interactive" as const, depth: "interactive" as const, rerankDepth: s.interactiveDepth }
+      : {}),
   };
 }

@@ -97,7 +97,7 @@ describe("Search Memory", () => {
     const { request, calls } = fakeRequest({ "memory/query": () => ({ project: "/w/a", results: [hit("m1", "Ship on Fridays")], degraded: [] }) });
     const r = await searchMemory(request, DEFAULTS, { query: "when do we ship" });
     expect(r?.results[0].id).toBe("m1");
-    expect(calls[0].params).toMatchObject({ uri: A.uri.toString(), query: "when do we ship", mode: "interactive", rerankDepth: 6, explain: true });
+    expect(calls[0].params).toMatchObject({ uri: A.uri.toString(), query: "when do we ship", mode: "interactive", rerankDepth: 0, explain: true });
     expect(pick.items[0].alwaysShow).toBe(true);
     expect(pick.items[0].description).toContain("decision · candidate");
   });

@@ -14,7 +14,7 @@ describe("settings", () => {
   });
 
   it("ignores values of the wrong kind (keeps the default)", () => {
-    const s = readSettings((k, d) => (({ "notes.globs": [1], interactiveDepth: 0, "server.command": "memls" } as any)[k] ?? d));
+    const s = readSettings((k, d) => (({ "notes.globs": [1], interactiveDepth: -1, "server.command": "memls" } as any)[k] ?? d));
     expect(s.globs).toEqual(DEFAULTS.globs);
     expect(s.interactiveDepth).toBe(DEFAULTS.interactiveDepth);
     expect(s.serverCommand).toEqual([]);
@@ -48,7 +48,7 @@ describe("settings", () => {
   it("sends every setting at initialize, the globs where the server reads them", () => {
     const o = initializationOptions({ ...DEFAULTS, globs: ["NOTES.md"] });
     expect(o.notes.globs).toEqual(["NOTES.md"]);
-    expect(o).toMatchObject({ rerank: true, interactiveDepth: 6, chromaUrl: null, dataDir: null });
+    expect(o).toMatchObject({ rerank: true, interactiveDepth: 0, chromaUrl: null, dataDir: null });
   });
 
   it("restarts the server only for settings a process must be started with", () => {
@@ -58,7 +58,7 @@ describe("settings", () => {
   });
 
   it("interactive queries carry the interactive depth; re-ranking off is said per query", () => {
-    expect(queryOptions(DEFAULTS, true)).toEqual({ mode: "interactive", rerankDepth: 6 });
+    expect(queryOptions(DEFAULTS, true)).toEqual({ mode: "interactive", depth: "interactive", rerankDepth: 0 });
     expect(queryOptions({ ...DEFAULTS, rerank: false }, false)).toEqual({ rerank: false });
   });
 });

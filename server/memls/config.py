@@ -196,7 +196,7 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=1,
                 le=200,
-                extra_json_schema={"default": 50},
+                extra_json_schema={"default": 10},
                 description="at most this many fused results are re-scored",
             ),
         ]
@@ -208,7 +208,7 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=0.0,
                 le=1.0,
-                extra_json_schema={"default": 0.3},
+                extra_json_schema={"default": 0.5},
                 description="only fused results scoring at least this share of the best "
                 "are re-scored",
             ),
@@ -219,14 +219,35 @@ class Retrieval(_Section, frozen=True):
         Annotated[
             int,
             Meta(
-                ge=1,
+                ge=0,
                 le=200,
-                extra_json_schema={"default": 6},
-                description="the re-rank depth of `--mode interactive` (as you type)",
+                extra_json_schema={"default": 0},
+                description="cross-encoder pairs of `--mode interactive` (as you type; 0: "
+                "none, late interaction orders the results)",
             ),
         ]
         | UnsetType
     ) = UNSET
+    cache: Annotated[
+        bool,
+        Meta(
+            description="repeated queries answered from a per-project cache until the next "
+            "write to the project (false: every query computed afresh)",
+        ),
+    ] = True
+    cache_entries: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=100_000,
+            description="answers the query cache keeps, all projects together (least "
+            "recently used dropped first)",
+        ),
+    ] = 256
+
+
+ENGINE_RETRIEVAL_KEYS = ("cache", "cache_entries")
+"""[retrieval] keys the engine reads itself (the query cache); the others tune the pipeline."""
 
 
 class Limits(_Section, frozen=True):
@@ -370,6 +391,8 @@ class Settings:
     rerank_off_by: str | None = None  # which of the two switched it off (for status)
     auto_supersede: bool = False  # [conflicts] auto_supersede
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval], the keys set
+    query_cache: bool = True  # [retrieval] cache
+    query_cache_entries: int = 256  # [retrieval] cache_entries
     max_frame_bytes: int = Limits().max_frame_bytes  # [limits] max_frame_bytes
     max_content_bytes: int = Limits().max_content_bytes  # [limits] max_content_bytes
 
@@ -394,7 +417,11 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         rerank=rerank_off_by is None,
         rerank_off_by=rerank_off_by,
         auto_supersede=config.conflicts.auto_supersede,
-        retrieval=_set_fields(config.retrieval),
+        retrieval={
+            k: v for k, v in _set_fields(config.retrieval).items() if k not in ENGINE_RETRIEVAL_KEYS
+        },
+        query_cache=config.retrieval.cache,
+        query_cache_entries=config.retrieval.cache_entries,
         max_frame_bytes=config.limits.max_frame_bytes,
         max_content_bytes=config.limits.max_content_bytes,
     )

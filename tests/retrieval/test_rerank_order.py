@@ -6,7 +6,7 @@ from __future__ import annotations
 from memls import protocol as p
 from memls.retrieval.pipeline import RetrievalConfig, _lift, _order
 
-CONFIG = RetrievalConfig()
+CONFIG = RetrievalConfig(rerank_blend=0.0)  # the logit alone orders the head
 
 
 def item(memory_id: str, fused: float, uri: str | None = None, line: int | None = None):
@@ -39,6 +39,17 @@ def test_the_cross_encoder_orders_the_head_and_the_tail_keeps_its_place():
     assert [entry[3] for entry in ordered] == [True, True, True, False, False]
     scores = [entry[0] for entry in ordered]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_the_blend_lets_the_fused_score_break_near_ties_of_the_logits():
+    head = [item("a", 0.9), item("b", 0.5), item("c", 0.4)]
+    logits = [4.0, 4.2, -3.0]
+    assert ids(_order(head, logits, CONFIG))[:2] == ["b", "a"]
+    blended = RetrievalConfig(rerank_blend=0.3)
+    ordered = _order(head, logits, blended)
+    assert ids(ordered) == ["a", "b", "c"]  # a logit far behind stays behind
+    assert all(entry[0] > 1.0 for entry in ordered)  # the head stays above any tail score
+    assert ids(_order(head, [4.0, 9.0, -3.0], blended))[0] == "b"  # a clear logit wins
 
 
 def test_the_gate_keeps_the_fused_order_when_nothing_looks_like_an_answer():

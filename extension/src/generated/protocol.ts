@@ -273,6 +273,39 @@ export interface HealthResult {
   vectors: boolean;
   version: string;
 }
+/**
+ * Many memories at once (a JSON Lines file of the CLI): each item as memory/store takes
+ * it, all stored or none; answered once every one is in the vector index (or the wait ends).
+ */
+export interface IngestParams {
+  /**
+   * @minItems 1
+   * @maxItems 100000
+   */
+  items: [StoreParams, ...StoreParams[]];
+  project?: string | null;
+}
+export interface StoreParams {
+  derivedFrom?: string | null;
+  force?: boolean;
+  project?: string | null;
+  sourceRange?: string | null;
+  sourceUri?: string | null;
+  /**
+   * free text: at most max_content_bytes of UTF-8 (default 32 KiB)
+   */
+  text: string;
+  type?: "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
+  validFrom?: string | null;
+  validUntil?: string | null;
+}
+export interface IngestResult {
+  duplicates: number;
+  ids: string[];
+  indexed: boolean;
+  project: string;
+  stored: number;
+}
 export interface ListParams {
   includeUser?: boolean;
   limit?: number;
@@ -294,6 +327,32 @@ export interface MaintainResult {
   failed: DeadLetter[];
   project: string;
   retried: number;
+}
+/**
+ * memory/progress (server to client): long work on a project (reindex, import, ingest),
+ * begin (done 0) -> reports -> end (finished). One `token` per piece of work; a phase
+ * ("writing", "indexing") counts its own done/total. The LSP daemon shows it to the editor
+ * as `$/progress` (work-done progress) and does not forward it as it is.
+ */
+export interface ProgressNotification {
+  done: number;
+  finished?: boolean;
+  message?: string | null;
+  phase: string;
+  project: string;
+  title: "import" | "ingest" | "reindex";
+  token: string;
+  total: number;
+}
+/**
+ * The per-project result cache of memory/query (docs/retrieval.md).
+ */
+export interface QueryCacheStats {
+  capacity: number;
+  enabled: boolean;
+  entries: number;
+  hits: number;
+  misses: number;
 }
 export interface QueryHit {
   canonicalHash: string;
@@ -321,6 +380,7 @@ export interface QueryHit {
 }
 export interface QueryParams {
   asOf?: string | null;
+  depth?: ("default" | "interactive" | "none") | null;
   explain?: boolean;
   includeUser?: boolean;
   k?: number;
@@ -337,6 +397,7 @@ export interface QueryParams {
   validAt?: string | null;
 }
 export interface QueryResult {
+  cached?: boolean;
   degraded?: string[];
   project: string;
   results: QueryHit[];
@@ -399,23 +460,10 @@ export interface StatsResult {
   indexPending?: number;
   memories: number;
   project: string;
+  queryCache?: QueryCacheStats | null;
   reviewQueue: number;
   schemaVersion: number;
   tombstones: number;
-}
-export interface StoreParams {
-  derivedFrom?: string | null;
-  force?: boolean;
-  project?: string | null;
-  sourceRange?: string | null;
-  sourceUri?: string | null;
-  /**
-   * free text: at most max_content_bytes of UTF-8 (default 32 KiB)
-   */
-  text: string;
-  type?: "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
-  validFrom?: string | null;
-  validUntil?: string | null;
 }
 export interface StoreResult {
   created: boolean;
@@ -478,6 +526,7 @@ export interface Requests {
   "memory/forgotten": { params: ForgottenParams; result: ForgottenResult };
   "memory/get": { params: GetParams; result: Memory };
   "memory/health": { params: HealthParams; result: HealthResult };
+  "memory/ingest": { params: IngestParams; result: IngestResult };
   "memory/list": { params: ListParams; result: ListResult };
   "memory/maintain": { params: MaintainParams; result: MaintainResult };
   "memory/query": { params: QueryParams; result: QueryResult };
@@ -494,6 +543,7 @@ export interface Requests {
 export interface Notifications {
   "memory/changed": ChangedNotification;
   "memory/conflicts": ConflictsNotification;
+  "memory/progress": ProgressNotification;
 }
 
 /** The server's vocabularies (from the params schemas). */
@@ -512,6 +562,7 @@ export const REQUEST_METHODS = [
   "memory/forgotten",
   "memory/get",
   "memory/health",
+  "memory/ingest",
   "memory/list",
   "memory/maintain",
   "memory/query",

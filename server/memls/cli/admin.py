@@ -11,7 +11,10 @@ from typing import Optional
 import typer
 
 from memls import protocol
-from memls.cli import memories  # noqa: F401 - registered first: memory verbs lead --help
+from memls.cli import (
+    memories,  # noqa: F401 - registered first: memory verbs lead --help
+    progress,
+)
 from memls.cli.common import (
     JsonOpt,
     ProjectOpt,
@@ -148,8 +151,12 @@ def resolve(
 
 @app.command()
 def reindex(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> None:
-    """Rebuild the project's vector index from the SQLite record."""
-    r = _call("reindex", protocol.ReindexParams, {"project": project})
+    """Rebuild the project's vector index from the SQLite record (a progress bar on a
+    terminal)."""
+    params = _params(protocol.ReindexParams, {"project": project})
+    with open_engine(State.data_dir, front="cli") as engine:
+        with progress.shown(engine, params.project, "reindex", quiet=not progress.wanted(as_json)):
+            r = engine.reindex(params)
     _emit(
         r,
         as_json,
@@ -215,18 +222,63 @@ def import_(
     project: Optional[str] = ProjectOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Import an export of the same project, all or nothing."""
+    """Import an export of the same project, all or nothing (a progress bar on a terminal
+    while the imported memories are indexed)."""
     _require_project(project)
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:
         raise InvalidInput(f"cannot read {file}: {exc.strerror}", field="file") from None
     with open_engine(State.data_dir, front="cli") as engine:
-        counts = engine.import_(project, text.splitlines())
+        with progress.shown(engine, project, "import", quiet=not progress.wanted(as_json)):
+            counts = engine.import_(project, text.splitlines())
     if as_json:
         print(json.dumps({"project": project, "imported": counts}))
     else:
         print("imported " + ", ".join(f"{n} {t}" for t, n in counts.items() if n))
+
+
+@app.command()
+def ingest(
+    file: str = typer.Argument(..., help="JSON Lines, one memory a line (- for stdin)."),
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Store many memories at once, all or none, and wait until they are indexed (a progress
+    bar on a terminal). Each line is an object with the fields of `memory/store`: text, and
+    optionally type, validFrom, validUntil, sourceUri, sourceRange, force."""
+    _require_project(project)
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {file}: {exc.strerror}", field="file") from None
+    items = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"line {number}: not JSON ({exc.msg})", field="file") from None
+        if not isinstance(item, dict):
+            raise InvalidInput(f"line {number}: expected an object", field="file")
+        try:
+            protocol.parse(protocol.StoreParams, {"project": project, **item})
+        except InvalidInput as exc:
+            raise InvalidInput(f"line {number}: {exc}", field="file") from None
+        items.append(item)
+    if not items:
+        raise InvalidInput("the file holds no memories", field="file")
+    params = _params(protocol.IngestParams, {"project": project, "items": items})
+    with open_engine(State.data_dir, front="cli") as engine:
+        with progress.shown(engine, params.project, "ingest", quiet=not progress.wanted(as_json)):
+            r = engine.ingest(params)
+    _emit(
+        r,
+        as_json,
+        f"stored {r.stored} memories in {r.project!r} ({r.duplicates} duplicates)"
+        + ("" if r.indexed else " (indexing not finished: see memls doctor)"),
+    )
 
 
 @app.command()

@@ -31,6 +31,8 @@ app.add_typer(review_app, name="review")
 # Wire field -> how the CLI spells it, for error messages.
 FLAGS = {
     "mode": "--mode",
+    "depth": "--depth",
+    "items": "FILE",
     "rerankDepth": "--rerank-depth",
     "project": "--project",
     "validFrom": "--valid-from",

@@ -134,10 +134,19 @@ def query(
     mode: str = typer.Option(
         "default", "--mode", help="default, interactive (shallow re-rank) or lexical (BM25)."
     ),
+    depth: Optional[str] = typer.Option(
+        None,
+        "--depth",
+        help="How much re-ranking: none (fused order), interactive (a shallow head, "
+        "[retrieval] interactive_depth), default ([retrieval] rerank_depth). Default: the "
+        "mode's (interactive for --mode interactive, none for lexical), else default.",
+    ),
     rerank: bool = typer.Option(
         True, "--rerank/--no-rerank", help="Re-score the head with the cross-encoder."
     ),
-    explain: bool = typer.Option(False, "--explain", help="Show how each score was made."),
+    explain: bool = typer.Option(
+        False, "--explain", help="Show which stages scored each result, and how."
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """Search the project's memories (BM25 + vectors, fused, re-scored)."""
@@ -153,6 +162,7 @@ def query(
             "types": type or None,
             "includeUser": include_user,
             "mode": mode,
+            "depth": depth,
             "rerank": None if rerank else False,
             "explain": explain,
         },
@@ -161,13 +171,55 @@ def query(
     for h in r.results:
         lines.append(_line(h, h.score))
         if h.explain:
-            e = h.explain
-            lines.append(
-                f"    bm25={e.bm25} vector={e.vector} fused={e.fused} "
-                f"rerank={e.rerank} boosts={json.dumps(e.boosts)} stage={e.stage}"
-            )
+            lines += explain_table(protocol.to_wire(h.explain))
     lines += [f"degraded: {d}" for d in r.degraded]
+    if r.cached and not as_json:
+        lines.append("(from the query cache: nothing changed since this was asked)")
     _emit(r, as_json, "\n".join(lines) or "(no results)")
+
+
+# The stages of a query in the order they run, as the explain dict names them: (label, score
+# key, rank key). A key the pipeline does not send is left out; keys it sends that are not
+# listed here are shown after them, so a new stage shows up without a change here.
+STAGES = [
+    ("bm25", "bm25", "bm25Rank"),
+    ("vector (cosine)", "vector", "vectorRank"),
+    ("fused", "fused", "fusedRank"),
+    ("late interaction", "lateInteraction", "lateInteractionRank"),
+    ("late interaction", "maxsim", "maxsimRank"),
+    ("cross-encoder", "rerank", "rerankRank"),
+]
+
+
+def explain_table(e: dict) -> list[str]:
+    """One line per stage that scored the result (score, and rank where it is known), then
+    boosts, lift and the stage that set its place."""
+    rows: list[tuple[str, str, str]] = []
+    used = {"stage", "boosts", "liftedBy"}
+    for label, key, rank in STAGES:
+        used |= {key, rank}
+        if e.get(key) is None and e.get(rank) is None:
+            continue
+        score = e.get(key)
+        rows.append(
+            (
+                label,
+                f"{score:.4g}" if isinstance(score, (int, float)) else str(score or "-"),
+                f"#{e[rank]}" if e.get(rank) is not None else "",
+            )
+        )
+    for key, value in e.items():
+        if key not in used and value not in (None, {}, []):
+            shown = f"{value:.4g}" if isinstance(value, float) else json.dumps(value)
+            rows.append((key, shown, ""))
+    boosts = e.get("boosts") or {}
+    if boosts:
+        rows.append(("boosts", " x ".join(f"{k} {v:g}" for k, v in boosts.items()), ""))
+    if e.get("liftedBy"):
+        rows.append(("lifted by", str(e["liftedBy"]), "neighbour in its source"))
+    rows.append(("placed by", str(e.get("stage", "?")), ""))
+    width = max(len(label) for label, _, _ in rows)
+    return [f"    {label:<{width}}  {score:>10}  {rank}".rstrip() for label, score, rank in rows]
 
 
 @app.command()

@@ -3,13 +3,17 @@ export / import."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import msgspec
+
 from memls import maintenance, protocol, transfer
 from memls.engine.conflicts import ConflictOps
-from memls.errors import Refused
+from memls.errors import InvalidInput, MemlsError, Refused
 from memls.index.chroma import metadata
+from memls.models.late import MODEL_TAG
 from memls.scope import project_key
 
 
@@ -32,24 +36,86 @@ class Admin(ConflictOps):
     def _model_states(self) -> dict[str, Any]:
         if self.models is None:
             return {}
-        return {
-            s.name: protocol.to_wire(s)
-            for s in (self.models.embedder.status(), self.models.reranker.status())
-        }
+        return {s.name: protocol.to_wire(s) for s in self.models.statuses()}
 
     def reindex(self, params: protocol.ReindexParams) -> protocol.ReindexResult:
-        """Rebuild the project's Chroma collection from SQLite."""
+        """Rebuild the project's Chroma collection and token vectors from SQLite."""
         project = project_key(params.project)
         if self.index is None or self.worker is None:
             raise Refused("vectors are switched off (settings: [index] vectors = false)")
+        work = self._work(project, "reindex")
+        work.start("waiting", 0, "waiting for the index to be idle")
         self.worker.flush(timeout=600)
         self.index.drop(project)
+        self.storage.tokens.clear(project)
         with self._write(project) as tx:
             tx.outbox.clear()
             queued = tx.outbox.enqueue_all(self.clock())
         self._kick()
-        return protocol.ReindexResult(
-            project=project, queued=queued, indexed=self.worker.flush(timeout=3600)
+        indexed = self._await_index(work, project, queued, timeout=3600)
+        work.end(f"re-indexed {queued} memories" + ("" if indexed else " (not finished)"))
+        return protocol.ReindexResult(project=project, queued=queued, indexed=indexed)
+
+    def _await_index(self, work: Any, project: str, total: int, timeout: float) -> bool:
+        """Wait until the indexer has drained the outbox (True) or fails or `timeout` ends
+        (False), telling `work` how many of the project's `total` rows are in the index."""
+        if self.worker is None:
+            return True
+        work.start("indexing", total)
+        deadline = time.monotonic() + timeout
+        while True:
+            drained = self.worker.flush(timeout=max(0.0, min(0.25, deadline - time.monotonic())))
+            work.advance(total - self.indexer.pending(project))
+            if drained:
+                return True
+            if (self.indexer.last_error and self.indexer.pending()) or (
+                time.monotonic() >= deadline
+            ):
+                return False
+
+    def ingest(self, params: protocol.IngestParams) -> protocol.IngestResult:
+        """Store many memories, all or none (one transaction), then wait until the vector
+        index holds them; progress as memory/progress ("writing", then "indexing")."""
+        project = project_key(params.project)
+        items = []
+        for number, item in enumerate(params.items, start=1):
+            if item.project is not None and project_key(item.project) != project:
+                raise InvalidInput(
+                    f"item {number} names project {item.project!r}, not {project!r}",
+                    field="items",
+                )
+            items.append(msgspec.structs.replace(item, project=project))
+        work = self._work(project, "ingest")
+        work.start("writing", len(items))
+        ids: list[str] = []
+        duplicates = 0
+        try:
+            with self._write(project):  # the stores below nest in it: all or nothing
+                for number, item in enumerate(items, start=1):
+                    try:
+                        stored = self.store(item)
+                    except MemlsError as exc:
+                        exc.message = f"item {number}: {exc.message}"
+                        raise
+                    ids.append(stored.id)
+                    duplicates += stored.duplicate
+                    work.advance(number)
+        except BaseException:
+            work.end("nothing stored")
+            raise
+        self._kick()
+        indexed = (
+            self._await_index(work, project, len(items) - duplicates, timeout=3600)
+            if self.index is not None
+            else True
+        )
+        work.end(f"stored {len(items) - duplicates} memories ({duplicates} duplicates)")
+        return protocol.IngestResult(
+            project=project,
+            stored=len(items) - duplicates,
+            duplicates=duplicates,
+            ids=ids,
+            indexed=indexed,
         )
 
     def doctor(self, params: protocol.DoctorParams) -> protocol.DoctorResult:
@@ -80,6 +146,7 @@ class Admin(ConflictOps):
                 and i not in pending_ids
                 and any(in_chroma[i].get(k) != v for k, v in meta.items())
             )
+            problems += self._token_problems(project, rows, pending_ids)
             for label, ids in (
                 ("missing from", missing),
                 ("extra in", extra),
@@ -101,6 +168,22 @@ class Admin(ConflictOps):
             extra=extra,
             stale=stale,
         )
+
+    def _token_problems(self, project: str, rows: list[Any], pending: set[str]) -> list[str]:
+        """Memories without late-interaction token vectors (when the model can make them)."""
+        if self.models is None or self.models.late.status().state not in ("loaded", "not_loaded"):
+            return []
+        have = self.storage.tokens.ids(project, MODEL_TAG)
+        lacking = sum(1 for r in rows if r["id"] not in have and r["id"] not in pending)
+        extra = len(have - {r["id"] for r in rows} - pending)
+        out = []
+        if lacking:
+            out.append(
+                f"{lacking} memories without token vectors (late interaction; run memls reindex)"
+            )
+        if extra:
+            out.append(f"{extra} token vectors of memories that are gone (run memls reindex)")
+        return out
 
     def maintain(self, params: protocol.MaintainParams) -> protocol.MaintainResult:
         """Expire what is due; the indexer drops what went and the fronts hear of it."""
@@ -126,8 +209,22 @@ class Admin(ConflictOps):
         return transfer.export(self.storage, project_key(project))
 
     def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
-        counts = transfer.import_lines(
-            self.storage, project_key(project), lines, now=self.clock(), front=self.front
-        )
+        """All or nothing (one transaction), then the wait until the vector index holds the
+        imported memories; progress as memory/progress ("writing", then "indexing")."""
+        key = project_key(project)
+        lines = list(lines)
+        work = self._work(key, "import")
+        work.start("writing", len(lines))
+        try:
+            counts = transfer.import_lines(
+                self.storage, key, lines, now=self.clock(), front=self.front
+            )
+        except BaseException:
+            work.end("nothing imported")
+            raise
+        work.advance(len(lines))
         self._kick()
+        if self.index is not None:
+            self._await_index(work, key, counts.get("memories", 0), timeout=3600)
+        work.end("imported " + ", ".join(f"{n} {t}" for t, n in counts.items() if n))
         return counts

@@ -13,6 +13,8 @@ from typing import Any
 
 from memls import protocol, timeutil
 from memls.config import Settings
+from memls.engine.cache import QueryCache
+from memls.engine.progress import Work
 from memls.errors import InvalidInput, NotFound
 from memls.index.chroma import VectorIndex
 from memls.index.outbox import Indexer
@@ -45,6 +47,7 @@ class EngineCore:
         clock: Clock = timeutil.now,
         lock: OwnerLock | None = None,
         retrieval: RetrievalConfig | None = None,
+        cache: bool | None = None,
     ) -> None:
         self.db = db
         self.storage = Store(db)
@@ -62,6 +65,14 @@ class EngineCore:
         self.worker: IndexWorker | None = None
         self.listeners: list[Listener] = []
         self._warming: threading.Thread | None = None
+        # Query answers until the next write of their project: every committed unit of work
+        # and every indexer batch reaches `invalidate` through the store (engine/cache.py).
+        # cache=False (benchmarks: uncached numbers) or [retrieval] cache = false: no cache.
+        self.cache = QueryCache(
+            self.settings.query_cache_entries,
+            enabled=self.settings.query_cache if cache is None else cache,
+        )
+        self.storage.on_commit.append(self.cache.invalidate)
 
     # ------------------------------------------------------------ who acts
 
@@ -101,6 +112,7 @@ class EngineCore:
         self.index = VectorIndex(self.directory, url=self.settings.chroma_url)
         self.indexer.index = self.index
         self.indexer.embedder = self.models.embedder
+        self.indexer.late = self.models.late
 
     def warm(self) -> threading.Thread | None:
         """Start loading, in the background, what the first query needs: the Chroma client and
@@ -147,7 +159,7 @@ class EngineCore:
         if self.models is None:
             return ["vector search and reranking are switched off (vectors = false)"]
         problems = []
-        for status in (self.models.embedder.status(), self.models.reranker.status()):
+        for status in self.models.statuses():
             if status.state not in ("loaded", "not_loaded", "disabled"):
                 problems.append(f"{status.name} {status.state}: {status.error or ''}".strip())
         if self.indexer.last_error:
@@ -241,6 +253,11 @@ class EngineCore:
         """Tell the listeners, once the write that caused it has committed: a change made
         inside an outer transaction (resolve -> supersede) that rolls back is never announced."""
         self.storage.after_commit(lambda: self._deliver(method, payload))
+
+    def _work(self, project: str, title: str) -> Work:
+        """Long work of `project` told to the listeners as memory/progress (begin, reports,
+        end): the CLI draws a bar from it, the daemon sends `$/progress` to the editor."""
+        return Work(lambda payload: self._deliver("memory/progress", payload), project, title)
 
     def _deliver(self, method: str, payload: Any) -> None:
         for listener in list(self.listeners):

@@ -41,10 +41,13 @@ class Engine(Admin, Review):
         vectors: bool | None = None,
         retrieval: RetrievalConfig | None = None,
         models: ModelRuntime | None = None,
+        cache: bool | None = None,
     ) -> Self:
         """Take ownership of the data directory (creating it owner-only) and open the store.
 
         vectors=None follows the settings (on by default); False runs lexical-only.
+        cache=None follows [retrieval] cache (on by default); False: every query is computed
+        afresh (benchmarks report uncached numbers).
         """
         path = ensure_private_dir(data_dir(directory))
         lock = OwnerLock(path)
@@ -63,6 +66,7 @@ class Engine(Admin, Review):
             clock=clock,
             lock=lock,
             retrieval=retrieval,
+            cache=cache,
         )
         try:
             if settings.vectors if vectors is None else vectors:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 
-from memls import protocol
+import msgspec
+
+from memls import protocol, timeutil
 from memls.engine.core import EngineCore
 from memls.retrieval.pipeline import Retriever
-from memls.scope import project_key
+from memls.scope import Visibility, project_key
 
 
 class Reads(EngineCore):
@@ -29,8 +32,12 @@ class Reads(EngineCore):
             return protocol.ListResult(project=project, memories=tx.records(rows))
 
     def query(self, params: protocol.QueryParams) -> protocol.QueryResult:
+        """Retrieval, answered from the project's cache when nothing changed since the same
+        question was asked (engine/cache.py)."""
+        started = time.perf_counter()
         project = project_key(params.project)
         self._text(params.query, "query")
+        params = msgspec.structs.replace(params, project=project, depth=self.depth_of(params))
         seen = self.visibility(
             project,
             valid_at=params.valid_at,
@@ -38,8 +45,70 @@ class Reads(EngineCore):
             include_user=params.include_user,
             types=params.types,
         )
+        if not self.cache.enabled:
+            return self._search(params, seen)
+        key = (seen.projects, msgspec.json.encode(params), repr(self.retrieval))
+        now_us = timeutil.to_micros(seen.now)
+        hit = self.cache.get(key, now_us)
+        if hit is not None:
+            took = round((time.perf_counter() - started) * 1000, 3)
+            return msgspec.structs.replace(hit, took_ms=took, cached=True)
+        generation = self.cache.generation(seen.projects)
+        result = self._search(params, seen)
+        if not result.degraded or self.index is None:  # vectors off: always "degraded"
+            self.cache.put(
+                key,
+                seen.projects,
+                generation,
+                result,
+                now_us=now_us,
+                until_us=self._next_change(seen),
+            )
+        return result
+
+    def query_uncached(self, params: protocol.QueryParams) -> protocol.QueryResult:
+        """The same answer as `query`, always computed afresh (tests compare the two)."""
+        project = project_key(params.project)
+        self._text(params.query, "query")
+        params = msgspec.structs.replace(params, project=project, depth=self.depth_of(params))
+        seen = self.visibility(
+            project,
+            valid_at=params.valid_at,
+            as_of=params.as_of,
+            include_user=params.include_user,
+            types=params.types,
+        )
+        return self._search(params, seen)
+
+    def depth_of(self, params: protocol.QueryParams) -> protocol.Depth:
+        """How much work a query buys: its `depth`; else its mode's (interactive ->
+        interactive; lexical -> none, the pipeline runs BM25 alone whatever the depth); else
+        default. `rerank: false` (or re-ranking switched off) keeps the depth and drops only
+        the cross-encoder (`retrieval.pipeline`)."""
+        if params.depth is not None:
+            return params.depth
+        if params.mode == "interactive":
+            return "interactive"
+        if params.mode == "lexical":
+            return "none"
+        return "default"
+
+    def _search(self, params: protocol.QueryParams, seen: Visibility) -> protocol.QueryResult:
         retriever = Retriever(self.storage.search, self.index, self.models, self.retrieval)
         return retriever.search(params, seen)
+
+    def _next_change(self, seen: Visibility) -> int | None:
+        """When "valid now" next changes for these projects without a write (None: never, or
+        the query does not ask about now)."""
+        if seen.valid_at is not None or seen.as_of is not None:
+            return None
+        moments = []
+        for project in seen.projects:
+            with self._read(project) as tx:
+                moment = tx.memories.next_validity_change(seen.now)
+            if moment is not None:
+                moments.append(timeutil.to_micros(moment))
+        return min(moments, default=None)
 
     def forgotten(self, params: protocol.ForgottenParams) -> protocol.ForgottenResult:
         project = project_key(params.project)
@@ -83,4 +152,15 @@ class Reads(EngineCore):
                 data_dir=str(self.directory),
                 index_pending=tx.outbox.count(),
                 degraded=self.degraded(),
+                query_cache=self._cache_stats(project),
             )
+
+    def _cache_stats(self, project: str) -> protocol.QueryCacheStats:
+        hits, misses, entries = self.cache.stats(project)
+        return protocol.QueryCacheStats(
+            enabled=self.cache.enabled,
+            hits=hits,
+            misses=misses,
+            entries=entries,
+            capacity=self.cache.capacity,
+        )

@@ -26,6 +26,7 @@ def disagrees(report: protocol.DoctorResult) -> bool:
         or report.extra
         or report.stale
         or any(p.startswith("chroma unreadable") for p in report.problems)
+        or any("token vectors" in p for p in report.problems)
     )
 
 

@@ -4,17 +4,22 @@ again: upserts are idempotent, so the index converges."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from memls.index.chroma import VectorIndex, metadata
+from memls.models.late import MODEL_TAG, pack
 from memls.store.unit import Store
 
 if TYPE_CHECKING:
-    from memls.models import Embedder
+    from memls.models import Embedder, LateEncoder
+
+log = logging.getLogger("memls.index")
 
 
 AfterIndex = Callable[[str, list[sqlite3.Row], Any], None]
@@ -35,11 +40,15 @@ class Indexer:
         index: VectorIndex | None,
         embedder: Embedder | None,
         after_index: AfterIndex | None = None,
+        late: LateEncoder | None = None,
     ) -> None:
         self.store = store
         self.queue = store.queue
+        self.tokens = store.tokens
         self.index = index
         self.embedder = embedder
+        self.late = late  # token vectors for late interaction (None: not kept)
+        self._late_error: str | None = None
         self.after_index = after_index
         self._checked: set[str] = set()
         self.stopping = False  # set by the worker's stop(): finish the batch, take no more
@@ -82,7 +91,10 @@ class Indexer:
             vectors = None
             if self.index is not None and self.embedder is not None:
                 self.index.delete(project, gone)
+                self.tokens.delete(project, gone)
                 if fresh:
+                    # the token vectors encode on the pool's other thread meanwhile
+                    tokens = self._submit_tokens(fresh)
                     try:
                         vectors = self.embedder.embed([r["content"] for r in fresh])
                     except Exception:
@@ -91,10 +103,36 @@ class Indexer:
                     self.index.upsert(
                         project, [r["id"] for r in fresh], vectors, [metadata(r) for r in fresh]
                     )
+                    self._token_vectors(project, fresh, tokens)
                 self.index.update_meta(
                     project, [r["id"] for r in meta], [metadata(r) for r in meta]
                 )
             self._check(project, fresh, vectors)
+
+    def _submit_tokens(self, rows: list[sqlite3.Row]) -> Future[list[Any]] | None:
+        return None if self.late is None else self.late.submit([r["content"] for r in rows])
+
+    def _token_vectors(
+        self, project: str, rows: list[sqlite3.Row], encoding: Future[list[Any]] | None
+    ) -> None:
+        """The late-interaction token vectors of new memories (encoded on the model pool). A
+        missing or failing model leaves them absent: queries say so (degraded) and `doctor`
+        counts them; `reindex` rebuilds them once the model is back. Chroma's copy does not
+        wait for them."""
+        if encoding is None:
+            return
+        try:
+            encoded = encoding.result()
+        except Exception as exc:  # noqa: BLE001 - degraded loudly, not a reason to stop indexing
+            error = f"{type(exc).__name__}: {exc}"
+            if error != self._late_error:
+                log.warning("token vectors not computed (late interaction): %s", error)
+                self._late_error = error
+            return
+        self._late_error = None
+        self.tokens.put(
+            project, MODEL_TAG, [(r["id"], len(t), pack(t)) for r, t in zip(rows, encoded)]
+        )
 
     def _check(self, project: str, rows: list[sqlite3.Row], vectors: Any) -> None:
         if self.after_index is None:

@@ -3,6 +3,7 @@ a no-op otherwise. Tokens are never reused (pygls keeps them): a fresh uuid each
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
@@ -51,3 +52,43 @@ class Progress:
                 self.token, types.WorkDoneProgressEnd(message=message)
             )
             self.token = None
+
+
+class EngineWork:
+    """The engine's memory/progress notifications (reindex, import, ingest: whoever asked,
+    this window or the CLI through the owner) shown to the editor as `$/progress`: one
+    work-done token per piece of engine work, begin -> report* -> end."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.queues: dict[str, asyncio.Queue[Any]] = {}
+
+    def relay(self, payload: Any) -> None:
+        """On the event loop: one notification of the engine."""
+        queue = self.queues.get(payload.token)
+        if queue is None:
+            if payload.finished:
+                return  # its begin was never seen here: nothing to end
+            queue = self.queues[payload.token] = asyncio.Queue()
+            self.server.spawn(self._show(payload.token, queue))
+        queue.put_nowait(payload)
+
+    async def _show(self, token: str, queue: asyncio.Queue[Any]) -> None:
+        try:
+            first = await queue.get()
+            progress = await Progress(self.server, f"memls: {first.title}").begin(_says(first))
+            while True:
+                item = await queue.get()
+                if item.finished:
+                    progress.end(item.message or f"{item.title} done")
+                    return
+                percentage = int(100 * item.done / item.total) if item.total else None
+                progress.report(_says(item), percentage)
+        finally:
+            self.queues.pop(token, None)
+
+
+def _says(item: Any) -> str:
+    if item.total:
+        return f"{item.phase} {item.done}/{item.total}"
+    return item.message or item.phase

@@ -20,11 +20,14 @@ from memls.errors import MemlsError
 from memls.lsp import settings as client_settings
 from memls.lsp.base import log
 from memls.lsp.notes_sync import NoteSync
+from memls.lsp.progress import EngineWork
 from memls.lsp.publish import Publisher
 from memls.lsp.requests import Requests
 
 
 class MemlsServer(Requests, NoteSync, Publisher):
+    engine_work: EngineWork | None = None
+
     async def start_engine(self) -> None:
         loop = asyncio.get_running_loop()
         self._loop = loop
@@ -83,6 +86,11 @@ class MemlsServer(Requests, NoteSync, Publisher):
         project = getattr(payload, "project", None)
         if project not in self.own_projects():
             return  # another window's project: never sent here
+        if method == "memory/progress":  # long engine work: the editor's own progress UI
+            if self.engine_work is None:
+                self.engine_work = EngineWork(self)
+            self.engine_work.relay(payload)
+            return
         self.protocol.notify(method, protocol.to_wire(payload))
         if method == "memory/conflicts":
             self.conflicts_found(payload)

@@ -81,6 +81,8 @@ TOOLS: list[Tool] = [
             "validAt": f"What was valid at this time (superseded memories included); {DATES}.",
             "asOf": f"What the store had recorded by this time; {DATES}.",
             "includeUser": "Also search the user's own project-independent preferences (`@user`).",
+            "depth": "How much re-ranking: `default` (best order, the default), `interactive` "
+            "(faster, a shallow re-rank), `none` (fastest, no re-ranking).",
         },
         read_only=True,
     ),

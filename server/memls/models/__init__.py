@@ -4,6 +4,7 @@ nothing. Unavailable models raise ModelUnavailable; they are never replaced by f
 
 from memls.models.breaker import CircuitBreaker
 from memls.models.embedder import Embedder
+from memls.models.late import LateEncoder
 from memls.models.pool import THREAD_PREFIX, ModelPool
 from memls.models.reranker import Reranker, to_probability
 from memls.models.runtime import ModelRuntime, ModelsStatus, rerank_switch
@@ -13,6 +14,7 @@ __all__ = [
     "THREAD_PREFIX",
     "CircuitBreaker",
     "Embedder",
+    "LateEncoder",
     "ModelPool",
     "ModelRuntime",
     "ModelState",

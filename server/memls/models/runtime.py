@@ -1,4 +1,5 @@
-"""The models runtime: one thread pool, one embedder, one reranker, one status report."""
+"""The models runtime: one thread pool, one embedder, one reranker, one late-interaction
+encoder, one status report."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import msgspec
 
 from memls.heap import limit_malloc_arenas
 from memls.models.embedder import Embedder, Pooling
+from memls.models.late import LateEncoder
 from memls.models.pool import ModelPool
 from memls.models.reranker import Reranker
 from memls.models.status import ModelStatus
@@ -20,6 +22,7 @@ from memls.models.status import ModelStatus
 class ModelsStatus(msgspec.Struct, frozen=True):
     embedder: ModelStatus
     reranker: ModelStatus
+    late: ModelStatus | None = None
 
 
 def rerank_switch(setting: bool, off_by: str | None = None) -> str | None:
@@ -43,6 +46,7 @@ class ModelRuntime:
         *,
         embedder_dir: str | os.PathLike[str] | None = None,
         reranker_dir: str | os.PathLike[str] | None = None,
+        late_dir: str | os.PathLike[str] | None = None,
         rerank: bool = True,
         rerank_off_by: str | None = None,
         intra_op_threads: int = 2,
@@ -52,6 +56,8 @@ class ModelRuntime:
         pooling: Pooling = "cls",
         rerank_max_length: int = 128,
         rerank_batch_size: int = 8,
+        late_max_length: int = 180,
+        late_batch_size: int = 8,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         limit_malloc_arenas()
@@ -63,6 +69,14 @@ class ModelRuntime:
             batch_size=embed_batch_size,
             intra_op_threads=intra_op_threads,
             pooling=pooling,
+            clock=clock,
+        )
+        self.late = LateEncoder(
+            self.pool,
+            model_dir=late_dir,
+            max_length=late_max_length,
+            batch_size=late_batch_size,
+            intra_op_threads=intra_op_threads,
             clock=clock,
         )
         off = rerank_switch(rerank, rerank_off_by)
@@ -78,11 +92,19 @@ class ModelRuntime:
         )
 
     def status(self) -> ModelsStatus:
-        return ModelsStatus(embedder=self.embedder.status(), reranker=self.reranker.status())
+        return ModelsStatus(
+            embedder=self.embedder.status(),
+            reranker=self.reranker.status(),
+            late=self.late.status(),
+        )
+
+    def statuses(self) -> list[ModelStatus]:
+        """Every model's status (embedder, reranker, late interaction), for health / doctor."""
+        return [self.embedder.status(), self.reranker.status(), self.late.status()]
 
     def start_warm(self) -> list[Future[ModelStatus]]:
-        """Start loading both, side by side on the pool; never raises (see `status`)."""
-        loads = [self.pool.submit(self.embedder.warm)]
+        """Start loading the models, side by side on the pool; never raises (see `status`)."""
+        loads = [self.pool.submit(self.embedder.warm), self.pool.submit(self.late.warm)]
         if self.reranker.enabled:
             loads.append(self.pool.submit(self.reranker.warm))
         return loads

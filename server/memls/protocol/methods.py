@@ -32,10 +32,13 @@ from memls.protocol.requests import (
     GetParams,
     HealthParams,
     HealthResult,
+    IngestParams,
+    IngestResult,
     ListParams,
     ListResult,
     MaintainParams,
     MaintainResult,
+    ProgressNotification,
     QueryParams,
     QueryResult,
     ReindexParams,
@@ -82,11 +85,13 @@ METHODS: dict[str, Method] = {
     "memory/doctor": Method("doctor", DoctorParams, DoctorResult),
     "memory/syncNote": Method("sync_note", SyncNoteParams, SyncNoteResult),
     "memory/health": Method("health", HealthParams, HealthResult),
+    "memory/ingest": Method("ingest", IngestParams, IngestResult),
 }
 """Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
 
 NOTIFICATIONS: dict[str, type] = {
     "memory/conflicts": ConflictsNotification,
     "memory/changed": ChangedNotification,
+    "memory/progress": ProgressNotification,
 }
 """Server-to-client notifications."""

@@ -72,6 +72,9 @@ class ListResult(Wire):
     memories: list[Memory]
 
 
+Depth = Literal["none", "interactive", "default"]
+
+
 class QueryParams(Wire):
     query: Content
     project: Project | None = None
@@ -84,6 +87,10 @@ class QueryParams(Wire):
     rerank: bool | None = None
     rerank_depth: Annotated[int, msgspec.Meta(ge=0, le=200)] | None = None
     explain: bool = False
+    # How much re-ranking: none (fused order), interactive (the shallow head of
+    # [retrieval] interactive_depth), default ([retrieval] rerank_depth). None: the mode's
+    # (interactive for mode interactive, none for lexical), else default. rerankDepth wins.
+    depth: Depth | None = None
 
 
 class QueryResult(Wire):
@@ -91,6 +98,17 @@ class QueryResult(Wire):
     results: list[QueryHit]
     degraded: list[str] = []
     took_ms: float | None = None
+    cached: bool = False  # answered from the project's result cache (no write since)
+
+
+class QueryCacheStats(Wire):
+    """The per-project result cache of memory/query (docs/retrieval.md)."""
+
+    enabled: bool
+    hits: int  # of this project, since the engine started
+    misses: int
+    entries: int  # cached answers of this project now
+    capacity: int  # entries of all projects together, least recently used dropped first
 
 
 class SupersedeParams(Wire):
@@ -179,6 +197,7 @@ class StatsResult(Wire):
     data_dir: str
     index_pending: int = 0
     degraded: list[str] = []
+    query_cache: QueryCacheStats | None = None
 
 
 class AuditParams(Wire):
@@ -272,6 +291,38 @@ class ChangedNotification(Wire):
     project: str
     op: str
     ids: list[str]
+
+
+class ProgressNotification(Wire):
+    """memory/progress (server to client): long work on a project (reindex, import, ingest),
+    begin (done 0) -> reports -> end (finished). One `token` per piece of work; a phase
+    ("writing", "indexing") counts its own done/total. The LSP daemon shows it to the editor
+    as `$/progress` (work-done progress) and does not forward it as it is."""
+
+    project: str
+    token: str
+    title: Literal["reindex", "import", "ingest"]
+    phase: str
+    done: int
+    total: int
+    finished: bool = False
+    message: str | None = None
+
+
+class IngestParams(Wire):
+    """Many memories at once (a JSON Lines file of the CLI): each item as memory/store takes
+    it, all stored or none; answered once every one is in the vector index (or the wait ends)."""
+
+    items: Annotated[list[StoreParams], msgspec.Meta(min_length=1, max_length=100_000)]
+    project: Project | None = None
+
+
+class IngestResult(Wire):
+    project: str
+    stored: int
+    duplicates: int
+    ids: list[str]
+    indexed: bool
 
 
 class DeadLettersResult(Wire):

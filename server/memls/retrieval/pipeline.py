@@ -13,6 +13,7 @@ from memls import protocol, timeutil
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.models import ModelRuntime
+from memls.models.late import MODEL_TAG, maxsim, unpack
 from memls.retrieval import boosts, fusion
 from memls.scope import Visibility
 from memls.store.search import SearchQueries
@@ -20,24 +21,46 @@ from memls.store.search import SearchQueries
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    candidates: int = 50  # per source, before fusion
-    lexical_weight: float = 0.5  # score fusion weight of BM25
+    # Every default below was chosen by leave-one-conversation-out on LoCoMo's dev split
+    # (benchmarks/late_tune.py; docs/benchmarks.md gives the LOO and in-sample figures).
+    candidates: int = 25  # per source, before fusion (the engine asks max(this, k))
+    lexical_weight: float = 0.6  # score fusion weight of BM25
     fusion: str = "score"  # "score" | "rrf"
     rerank: bool = True
-    rerank_depth: int = 50  # at most this many fused results go to the cross-encoder...
-    rerank_relative: float = 0.3  # ...and only those scoring at least this share of the top
-    interactive_depth: int = 6  # the shallow setting for as-you-type use (6: the fewest
-    #                               that can change the top 5)
+    rerank_depth: int = 10  # at most this many fused results go to the cross-encoder...
+    rerank_relative: float = 0.5  # ...and only those scoring at least this share of the top
+    #                               (the ones whose order is still uncertain)
+    rerank_blend: float = 0.0  # head order: (1 - b) z(logit) + b z(fused score); 0: logit
+    #                            (0.3 with a head of 20: +0.9 / +1.6 LOO R@5 / R@10, 2x pairs)
+    interactive_depth: int = 0  # cross-encoder pairs of depth "interactive" (0: none)
+    late: bool = True  # MaxSim late interaction over the fused candidates (interactive, default)
+    late_weight: float = 0.7  # fused' = (1 - w) * fused + w * MaxSim...
+    late_minmax: bool = True  # ...min-maxed over the candidates (else per query token)
     rerank_mode: str = "gated"  # "gated" | "replace" | "rrf"
     rerank_floor: float = -4.0  # gated: the head is re-ordered only if some logit reaches it
     boosts: bool = True
     query_prefix: str = ""  # embedder query instruction (measured; empty by default)
-    neighbours: int = 2  # add memories within N units of a top hit in its source
+    neighbours: int = 3  # add memories within N units of a top hit in its source
     neighbour_seeds: int = 10  # how many top fused hits lend their neighbours a place
     neighbour_weight: float = 0.5  # a neighbour's fused score: this share of its seed's
     lift_seeds: int = 5  # after re-ranking, the best N lift the units within...
     lift_radius: int = 2  # ...this many places of them in their source...
     lift_margin: float = 5.0  # ...to their own logit minus this (0 seeds: no lift)
+
+
+DEPTHS = ("none", "interactive", "default")
+
+
+def depth_of(params: protocol.QueryParams) -> str:
+    """How much work a query buys: "lexical" (BM25 only, `mode: lexical`), "none" (BM25 +
+    vectors, fused), "interactive" (+ late interaction), "default" (+ the cross-encoder on the
+    uncertain head). The request's `depth` when it has one, else from its `mode`."""
+    if params.mode == "lexical":
+        return "lexical"
+    depth = getattr(params, "depth", None)
+    if depth:
+        return str(depth)
+    return "interactive" if params.mode == "interactive" else "default"
 
 
 class Retriever:
@@ -94,8 +117,10 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
     cross-encoder over the adaptive head -> lift -> results that explain their scores."""
     started = time.perf_counter()
     degraded: list[str] = []
-    lex, vec = _candidates(r, params, seen, degraded)
+    depth = depth_of(params)
     config = r.config
+    query_tokens = _submit_late(r, params, depth)
+    lex, vec = _candidates(r, params, seen, degraded)
     if config.fusion == "rrf":
         fused = fusion.rrf(
             sorted(lex, key=lambda i: lex[i], reverse=True),
@@ -107,9 +132,15 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
         return protocol.QueryResult(project=seen.projects[0], results=[], degraded=degraded)
     if config.neighbours > 0:
         fused = neighbours(r.reads, seen, fused, config)
+    late: dict[str, float] = {}
+    if query_tokens is not None:
+        late = _late(r, seen, query_tokens, fused, degraded)
+        if late:
+            w = config.late_weight
+            fused = {i: (1.0 - w) * s + w * late[i] for i, s in fused.items()}
     # The final gate: fetch the candidates through the same hard filters.
     unique = _boosted(r.reads.visible(seen, list(fused)), fused, seen.now, config)
-    head = _head(unique, params, config)
+    head = _head(unique, params, config, depth)
     logits = _rerank(r, params.query, head, degraded) if head else None
     lifted = _lift(head, logits, config) if logits else {}
     results: list[protocol.QueryHit] = []
@@ -133,6 +164,43 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
     return protocol.QueryResult(
         project=seen.projects[0], results=results, degraded=degraded, took_ms=round(took, 3)
     )
+
+
+def _submit_late(r: Retriever, params: protocol.QueryParams, depth: str) -> Any:
+    """Start encoding the query's tokens on the model pool (beside the query embedding) when
+    the depth uses late interaction; None otherwise."""
+    if depth not in ("interactive", "default") or not r.config.late:
+        return None
+    if r.models is None or r.index is None:
+        return None
+    return r.models.late.submit([params.query])
+
+
+def _late(
+    r: Retriever, seen: Visibility, query: Any, fused: dict[str, float], degraded: list[str]
+) -> dict[str, float]:
+    """MaxSim of the query's tokens against each candidate's stored token vectors, per query
+    token (0..1); a candidate without vectors yet (just stored) gets the candidates' mean.
+    Empty when the model is unavailable (degraded, named) or no candidate has vectors."""
+    try:
+        (tokens,) = query.result()
+    except Exception as exc:  # noqa: BLE001 - degraded loudly: the result says why
+        degraded.append(f"late interaction unavailable: {exc}")
+        return {}
+    if len(tokens) == 0:
+        return {}
+    blobs = r.reads.token_vectors(seen, fused, MODEL_TAG)
+    if not blobs:
+        return {}
+    ids = list(blobs)
+    dim = tokens.shape[1]
+    scores = maxsim(tokens, [unpack(blobs[i], dim) for i in ids]) / len(tokens)
+    if r.config.late_minmax and len(scores) > 1:
+        lo, hi = float(scores.min()), float(scores.max())
+        scores = (scores - lo) / max(hi - lo, 1e-9)
+    found = {i: float(s) for i, s in zip(ids, scores)}
+    mean = float(scores.mean())
+    return {i: found.get(i, mean) for i in fused}
 
 
 def _candidates(
@@ -184,19 +252,21 @@ def _boosted(
 
 
 def _head(
-    unique: list[Scored], params: protocol.QueryParams, config: RetrievalConfig
+    unique: list[Scored], params: protocol.QueryParams, config: RetrievalConfig, depth: str
 ) -> list[Scored]:
-    """What the cross-encoder re-scores: the configured depth for the mode (a request's
-    rerankDepth wins), and only what scores at least `rerank_relative` x the best (adaptive
-    depth: what scores far below the best cannot reach the head; not worth a pair)."""
-    depth = 0
-    if config.rerank and params.rerank is not False and params.mode != "lexical":
-        depth = config.interactive_depth if params.mode == "interactive" else config.rerank_depth
+    """What the cross-encoder re-scores: the configured number for the depth (a request's
+    rerankDepth wins), and of those only the ones whose order is still uncertain: scoring at
+    least `rerank_relative` x the best (what scores far
+    below the best cannot reach the head; not worth a pair)."""
+    pairs = 0
+    if config.rerank and params.rerank is not False and depth in ("interactive", "default"):
+        pairs = config.interactive_depth if depth == "interactive" else config.rerank_depth
         if params.rerank_depth is not None:
-            depth = params.rerank_depth
-    if not unique:
+            pairs = params.rerank_depth
+    if not unique or pairs <= 0:
         return []
-    return [item for item in unique[:depth] if item[0] >= config.rerank_relative * unique[0][0]]
+    top = unique[0][0]
+    return [item for item in unique[:pairs] if item[0] >= config.rerank_relative * top]
 
 
 def _rerank(
@@ -328,6 +398,14 @@ def _order(unique, logits, config, lifted=None):
         by_ce = sorted(by_fused, key=lambda i: -logits[i])
         rr = fusion.rrf([str(i) for i in by_fused], [str(i) for i in by_ce])
         keyed = [(rr[str(i)], head[i], logits[i]) for i in range(len(head))]
+    elif config.rerank_blend > 0 and len(head) > 1:
+        # the (lifted) logit and the fused score, each as a z-score over the head, blended
+        ce = [lifted.get(head[i][3].id, (logits[i], ""))[0] for i in range(len(head))]
+        blended = [
+            (1.0 - config.rerank_blend) * a + config.rerank_blend * b
+            for a, b in zip(_z(ce), _z([item[0] for item in head]))
+        ]
+        keyed = [(_sigmoid(blended[i]), head[i], logits[i]) for i in range(len(head))]
     else:  # "replace" and confident "gated": the cross-encoder orders the head, boosts kept
         keyed = [
             (
@@ -342,6 +420,12 @@ def _order(unique, logits, config, lifted=None):
     out = [(1.0 + k, item, logit, True) for k, item, logit in keyed]
     out += [(item[0] / (1.0 + item[0]), item, None, False) for item in tail]
     return out
+
+
+def _z(values: list[float]) -> list[float]:
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    return [(v - mean) / max(std, 1e-6) for v in values]
 
 
 def _sigmoid(x: float) -> float:

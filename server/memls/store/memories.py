@@ -98,6 +98,20 @@ class Memories(Repository):
         )
         return {row["id"]: row for row in rows}
 
+    def next_validity_change(self, now: str) -> str | None:
+        """The first moment after `now` at which a memory of the project enters or leaves
+        its validity (a later valid_from, a valid_until): what "valid now" shows changes
+        then without any write."""
+        row = self._one(
+            "SELECT min(t) FROM ("
+            "SELECT min(valid_from) AS t FROM memories WHERE project = :project "
+            "AND status = 'active' AND valid_from > :now "
+            "UNION ALL SELECT min(valid_until) FROM memories WHERE project = :project "
+            "AND status = 'active' AND valid_until > :now)",
+            now=now,
+        )
+        return row[0] if row is not None else None
+
     def active_by_canonical(self, canonical: str) -> sqlite3.Row | None:
         return self._one(
             f"SELECT {COLUMNS} FROM memories m WHERE m.project = :project "

