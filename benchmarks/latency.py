@@ -19,6 +19,7 @@ import json
 import os
 import resource
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -33,6 +34,7 @@ sys.path.insert(0, str(HERE.parent))
 from corpus import project_items, questions
 
 KS = (5, 10, 25)
+EXIT_FAILURES: list[int] = []  # exit codes of first-query processes that answered, then failed
 DEPTHS = ("lexical", "none", "interactive", "default")
 
 
@@ -138,16 +140,29 @@ def first_query(data_dir: str, project: str) -> float:
         f"e=open_engine({data_dir!r}, front='bench', serve=True);"
         f"e.query(p.QueryParams(query='when did she go to the support group',"
         f" project={project!r}));"
-        "print((time.perf_counter()-t)*1000); e.close()"
+        "print((time.perf_counter()-t)*1000, flush=True); e.close()"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-X", "faulthandler", "-c", code],
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
         env={"PYTHONPATH": str(HERE.parents[1] / "server"), "PATH": "/usr/bin:/bin"},
     )
-    return float(out.stdout.strip().splitlines()[-1])
+    lines = out.stdout.strip().splitlines()
+    if not lines:
+        kept = shutil.copytree(
+            data_dir, tempfile.mkdtemp(prefix="latency-failed-"), dirs_exist_ok=True
+        )
+        raise RuntimeError(
+            f"the first-query process exited {out.returncode} before answering "
+            f"(store kept in {kept}):\n" + out.stderr[-4000:]
+        )
+    if out.returncode != 0:
+        # answered and closed, then the interpreter's teardown failed (a native library's
+        # exit; known, see docs/benchmarks.md): the time stands, the exit is counted
+        EXIT_FAILURES.append(out.returncode)
+    return float(lines[-1])
 
 
 def plot(rows: list[dict], target: str) -> None:
@@ -211,12 +226,15 @@ def main() -> int:
                 check=True,
             )
             row = json.loads(out.stdout.strip().splitlines()[-1])
+            print("# worker:", json.dumps(row), flush=True)
             row["first_query_ms"] = round(
                 statistics.median(
                     first_query(tmp, row["project"]) for _ in range(args.first_queries)
                 ),
                 1,
             )
+            row["first_query_exit_failures"] = list(EXIT_FAILURES)
+            EXIT_FAILURES.clear()
             row["load_average"] = [round(x, 2) for x in os.getloadavg()]
             rows.append(row)
             print(json.dumps(row), flush=True)
