@@ -178,6 +178,8 @@ class EngineCore:
             self.worker = None
         if self.models is not None and self._own_models:
             self.models.close()
+        if self.index is not None:
+            self.index.close()
         self.storage.close()
         if self._lock is not None:
             self._lock.release()

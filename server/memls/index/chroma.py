@@ -49,6 +49,15 @@ class VectorIndex:
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
 
+    def close(self) -> None:
+        """Release the Chroma client (its System and SQLite connections) when the engine
+        closes, rather than leaving it to the interpreter's teardown."""
+        with self._lock:
+            client, self._client = self._client, None
+            self._collections.clear()
+        if client is not None and hasattr(client, "close"):
+            client.close()
+
     @property
     def client(self):
         with self._lock:
