@@ -33,3 +33,14 @@ def test_background_loading_of_a_missing_model_stays_loud(tmp_path):
         assert any("embedder" in d and "missing" in d for d in stats.degraded)
     finally:
         engine.close()
+
+
+def test_close_waits_for_the_start_up_index_check(tmp_path):
+    """The start-up index check runs on its own thread; close() must not leave it running into
+    the interpreter's teardown (it crashed a daemon-style process with SIGSEGV there)."""
+    engine = open_engine(tmp_path / "data", front="test", serve=True)
+    checks = list(engine._background)
+    assert [t.name for t in checks] == ["memls-index-check"]  # adopted by open_engine
+    engine.close()
+    assert not any(t.is_alive() for t in checks)
+    assert engine._background == []

@@ -193,7 +193,7 @@ def open_engine(
                 if serve:
                     local.serve()
                     local.warm()  # a long-lived owner: the first query should not wait
-                    integrity.check_in_background(local)  # Chroma deleted or broken?
+                    local.adopt(integrity.check_in_background(local))  # Chroma deleted or broken?
                 else:
                     remove_stale_socket(socket_path(path))  # we own it: any socket is stale
             except BaseException:
