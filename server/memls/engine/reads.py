@@ -35,16 +35,7 @@ class Reads(EngineCore):
         """Retrieval, answered from the project's cache when nothing changed since the same
         question was asked (engine/cache.py)."""
         started = time.perf_counter()
-        project = project_key(params.project)
-        self._text(params.query, "query")
-        params = msgspec.structs.replace(params, project=project, depth=self.depth_of(params))
-        seen = self.visibility(
-            project,
-            valid_at=params.valid_at,
-            as_of=params.as_of,
-            include_user=params.include_user,
-            types=params.types,
-        )
+        params, seen = self._settled(params)
         if not self.cache.enabled:
             return self._search(params, seen)
         key = (seen.projects, msgspec.json.encode(params), repr(self.retrieval))
@@ -68,6 +59,11 @@ class Reads(EngineCore):
 
     def query_uncached(self, params: protocol.QueryParams) -> protocol.QueryResult:
         """The same answer as `query`, always computed afresh (tests compare the two)."""
+        return self._search(*self._settled(params))
+
+    def _settled(self, params: protocol.QueryParams) -> tuple[protocol.QueryParams, Visibility]:
+        """A query as the pipeline and the cache see it: its project and depth filled in, the
+        text checked, and what it may see."""
         project = project_key(params.project)
         self._text(params.query, "query")
         params = msgspec.structs.replace(params, project=project, depth=self.depth_of(params))
@@ -78,7 +74,7 @@ class Reads(EngineCore):
             include_user=params.include_user,
             types=params.types,
         )
-        return self._search(params, seen)
+        return params, seen
 
     def depth_of(self, params: protocol.QueryParams) -> protocol.Depth:
         """How much work a query buys: its `depth`; else its mode's (interactive ->

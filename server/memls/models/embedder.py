@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -13,10 +12,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from memls.models.lazy import LazyModel
+from memls.models.lazy import LazyModel, PooledModel
 from memls.models.pool import ModelPool
 from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
-from memls.models.status import ModelStatus, ModelUnavailable
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -35,7 +33,7 @@ class _Loaded:
     dim: int
 
 
-class Embedder:
+class Embedder(PooledModel):
     """`embed(texts) -> float32 [n, dim]`, unit rows. Loads on first call, on the model pool.
 
     pooling: "cls" for bge (the default model); "mean" for sentence-transformers MiniLM folders.
@@ -80,19 +78,6 @@ class Embedder:
     async def aembed_query(self, text: str) -> np.ndarray:
         return (await self.aembed([text]))[0]
 
-    def warm(self) -> ModelStatus:
-        """Load now (on the pool) instead of on first use; never raises."""
-        self._pool.run(self._warm_here)
-        return self.status()
-
-    def status(self) -> ModelStatus:
-        return self._lazy.status()
-
-    @property
-    def dim(self) -> int | None:
-        """Known once loaded (384 for the packaged model)."""
-        return self._lazy.status().dim
-
     # -- on the pool ------------------------------------------------------------------------
 
     def _embed_here(self, texts: list[str]) -> np.ndarray:
@@ -107,10 +92,6 @@ class Embedder:
             out[index] = self._pool_rows(hidden, feeds.get("attention_mask"))
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
-
-    def _warm_here(self) -> None:
-        with contextlib.suppress(ModelUnavailable):  # the status reports it
-            self._lazy.get()
 
     def _pool_rows(self, hidden: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         if hidden.ndim == 2:

@@ -9,7 +9,6 @@ way. `maxsim(query, docs)` sums, over the query's tokens, the best cosine agains
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 import unicodedata
@@ -21,10 +20,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memls.models.lazy import LazyModel
+from memls.models.lazy import LazyModel, PooledModel
 from memls.models.pool import ModelPool
 from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
-from memls.models.status import ModelStatus, ModelUnavailable
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -57,7 +55,7 @@ def _content_tokens(tokenizer: Tokenizer) -> np.ndarray:
     return keep
 
 
-class LateEncoder:
+class LateEncoder(PooledModel):
     """`encode(texts) -> [float16 [tokens, dim]]` per text, unit rows, content tokens only.
 
     Loads on first call, on the model pool (never on a caller's thread). Unavailable: raises
@@ -91,17 +89,6 @@ class LateEncoder:
     def submit(self, texts: Sequence[str]) -> Future[list[np.ndarray]]:
         return self._pool.submit(self._encode_here, list(texts))
 
-    def warm(self) -> ModelStatus:
-        self._pool.run(self._warm_here)
-        return self.status()
-
-    def status(self) -> ModelStatus:
-        return self._lazy.status()
-
-    @property
-    def dim(self) -> int | None:
-        return self._lazy.status().dim
-
     # -- on the pool ------------------------------------------------------------------------
 
     def _encode_here(self, texts: list[str]) -> list[np.ndarray]:
@@ -120,10 +107,6 @@ class LateEncoder:
                 norms = np.linalg.norm(kept, axis=1, keepdims=True)
                 out[i] = (kept / np.maximum(norms, 1e-12)).astype(STORED)
         return out
-
-    def _warm_here(self) -> None:
-        with contextlib.suppress(ModelUnavailable):
-            self._lazy.get()
 
     def _load(self, folder: Path) -> _Loaded:
         tokenizer = open_tokenizer(folder, self.max_length)

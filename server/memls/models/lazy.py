@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from msgspec.structs import replace
 
 from memls.models.breaker import CircuitBreaker
 from memls.models.locate import locate
+from memls.models.pool import ModelPool
 from memls.models.status import ModelStatus, ModelUnavailable
 
 log = logging.getLogger("memls.models")
@@ -112,3 +114,28 @@ class LazyModel(Generic[T]):
         if self._error is not None:
             return replace(base, state="failed", error=self._error)
         return base
+
+
+class PooledModel:
+    """What every packaged model shares: loaded lazily (`_lazy`) and run on the models' own
+    pool (`_pool`); subclasses add their inference."""
+
+    _pool: ModelPool
+    _lazy: LazyModel[Any]
+
+    def warm(self) -> ModelStatus:
+        """Load now (on the pool) instead of on first use; never raises."""
+        self._pool.run(self._warm_here)
+        return self.status()
+
+    def status(self) -> ModelStatus:
+        return self._lazy.status()
+
+    @property
+    def dim(self) -> int | None:
+        """Known once loaded."""
+        return self._lazy.status().dim
+
+    def _warm_here(self) -> None:
+        with contextlib.suppress(ModelUnavailable):  # the status reports it
+            self._lazy.get()

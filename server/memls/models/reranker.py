@@ -7,7 +7,6 @@ activations per batch: a pair's logit moves by up to ~0.25 with its batch compan
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -17,10 +16,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memls.models.lazy import LazyModel
+from memls.models.lazy import LazyModel, PooledModel
 from memls.models.pool import ModelPool
 from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
-from memls.models.status import ModelStatus, ModelUnavailable
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -44,7 +42,7 @@ class _Loaded:
     pad: int
 
 
-class Reranker:
+class Reranker(PooledModel):
     """`rerank(query, passages) -> float32 [n]` raw logits, higher = more relevant.
 
     The query is kept whole up to `max_query_tokens` (default: half the pair length) and the
@@ -93,14 +91,6 @@ class Reranker:
         """Relevance probabilities (sigmoid of the logits), e.g. for the contradiction scorer."""
         return to_probability(self.rerank(query, passages))
 
-    def warm(self) -> ModelStatus:
-        """Load now (on the pool) instead of on first use; never raises."""
-        self._pool.run(self._warm_here)
-        return self.status()
-
-    def status(self) -> ModelStatus:
-        return self._lazy.status()
-
     # -- on the pool ------------------------------------------------------------------------
 
     def _rerank_here(self, query: str, passages: list[str]) -> np.ndarray:
@@ -122,10 +112,6 @@ class Reranker:
         if len(encoding.ids) <= self.max_query_tokens:
             return query
         return query[: encoding.offsets[self.max_query_tokens - 1][1]]
-
-    def _warm_here(self) -> None:
-        with contextlib.suppress(ModelUnavailable):  # the status reports it
-            self._lazy.get()
 
     def _load(self, folder: Path) -> _Loaded:
         pairs = open_tokenizer(folder, self.max_length, strategy="only_second")
