@@ -22,6 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+
+from memls.store.search import _WORD, STOPWORDS  # noqa: E402
+
 KS = (5, 10, 25)
 CATS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
@@ -98,34 +102,126 @@ def _cosines(d, qi, dense):
     return [d["dense"] @ d["q_dense"][qi]]
 
 
-def pipeline(d, qi, cfg, *, ce=True, sizes=None):
-    bm = d["bm25"][qi]
+STAGE1 = ("c", "wb", "nb", "wm", "mnorm", "dense", "qc", "ns", "nw", "prf", "rm3")
+FIRST = ("prf", "rm3")  # the pseudo-relevance feedback keys (a first pass without them)
+
+
+def stage1(d, qi, cfg):
+    """Candidates -> fusion -> neighbours -> MaxSim: (order, score), cached per configuration."""
+    key = (qi, tuple(cfg.get(k) for k in STAGE1))
+    cache = d.setdefault("_s1", {})
+    if key not in cache:
+        cache[key] = _stage1(d, qi, cfg)
+    return cache[key]
+
+
+def _fts(d):
+    """The conversation's FTS5 table (as the store builds it), for expanded BM25 queries."""
+    if "_fts" not in d:
+        import sqlite3
+
+        conn = sqlite3.connect(":memory:")
+        conn.execute(
+            "CREATE VIRTUAL TABLE f USING fts5(content, "
+            "tokenize='porter unicode61 remove_diacritics 2')"
+        )
+        conn.executemany("INSERT INTO f (rowid, content) VALUES (?, ?)", enumerate(d["texts"]))
+        d["_fts"] = conn
+        words = [set(w.lower() for w in _WORD.findall(t)) for t in d["texts"]]
+        df: dict[str, int] = {}
+        for ws in words:
+            for w in ws:
+                df[w] = df.get(w, 0) + 1
+        d["_idf"] = {w: float(np.log(len(words) / n)) for w, n in df.items()}
+    return d["_fts"]
+
+
+def _expansion(d, qi, seeds, weights, t):
+    """RM3-like: the t words of the seed turns with the most tf x idf x seed weight that are not
+    query words or stop words (the speaker names and dates of every turn have low idf)."""
+    _fts(d)
+    qwords = {w.lower() for w in _WORD.findall(d["questions"][qi])}
+    mass: dict[str, float] = {}
+    for i, wt in zip(seeds, weights):
+        ws = [w.lower() for w in _WORD.findall(d["texts"][i])]
+        for w in ws:
+            if w in qwords or w in STOPWORDS or len(w) < 3 or w.isdigit():
+                continue
+            mass[w] = mass.get(w, 0.0) + wt * d["_idf"].get(w, 0.0) / len(ws)
+    return sorted(mass, key=lambda w: -mass[w])[:t]
+
+
+def _bm25_words(d, words, n):
+    if not words:
+        return {}
+    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    rows = (
+        _fts(d)
+        .execute(
+            "SELECT rowid, bm25(f) FROM f WHERE f MATCH ? ORDER BY bm25(f), rowid LIMIT ?",
+            (match, n),
+        )
+        .fetchall()
+    )
+    return {int(r): -float(x) for r, x in rows}
+
+
+def _stage1(d, qi, cfg):
+    first = None
+    if any(cfg.get(k) for k in FIRST):
+        order0, score0 = stage1(
+            d, qi, {**{k: None for k in FIRST}, **{k: v for k, v in cfg.items() if k not in FIRST}}
+        )
+        first = (order0, score0)
+    bm = dict(d["bm25"][qi])
+    if cfg.get("rm3") and first is not None and first[0]:
+        m, t, lam = cfg["rm3"]
+        seeds = first[0][:m]
+        words = _expansion(d, qi, seeds, [first[1][i] for i in seeds], t)
+        exp = _bm25_words(d, words, cfg["c"])
+        top0 = max(bm.values(), default=0.0)
+        top1 = max(exp.values(), default=0.0)
+        mixed = {}
+        for i in set(sorted(bm, key=lambda i: -bm[i])[: cfg["c"]]) | set(exp):
+            a = bm.get(i, 0.0) / top0 if top0 > 0 else 0.0
+            b = exp.get(i, 0.0) / top1 if top1 > 0 else 0.0
+            mixed[i] = (1 - lam) * a + lam * b
+        bm = mixed
     lex = sorted(bm, key=lambda i: -bm[i])[: cfg["c"]]
     top_b = max((bm[i] for i in lex), default=0.0)
     lexset = set(lex)
     sources = []
-    for cos in _cosines(d, qi, cfg.get("dense", "bge")):
+    cosines = _cosines(d, qi, cfg.get("dense", "bge"))
+    if cfg.get("prf") and first is not None and first[0]:
+        m, a, mode = cfg["prf"]
+        seeds = first[0][:m]
+        qv = d["q_dense"][qi] + a * d["dense"][seeds].mean(0)
+        qv = qv / np.linalg.norm(qv)
+        cos2 = d["dense"] @ qv
+        cosines = [cos2] if mode == "replace" else [*cosines, cos2]
+    for cos in cosines:
         vec = [int(i) for i in np.argsort(-cos, kind="stable")[: cfg["c"]]]
         vc = cos[vec]
         lo, hi = float(vc.min()), float(vc.max())
         sources.append({i: (float(cos[i]) - lo) / max(hi - lo, 1e-9) for i in vec})
     pool = list(dict.fromkeys([*lex, *(i for src in sources for i in src)]))
     if not pool:
-        return []
+        return [], {}
     fused = {}
     for i in pool:
         b = bm.get(i, 0.0) / top_b if (i in lexset and top_b > 0) else 0.0
         v = sum(src.get(i, 0.0) for src in sources) / len(sources)
         fused[i] = cfg["wb"] * b + (1 - cfg["wb"]) * v
-    # neighbours of the top fused hits join (half the seed's score)
+    # neighbours of the top fused hits join (a share of the seed's score)
     if cfg["nb"]:
-        seeds = sorted(fused, key=lambda i: -fused[i])[:10]
+        seeds = sorted(fused, key=lambda i: -fused[i])[: cfg.get("ns") or 10]
         n = len(d["texts"])
+        share = cfg.get("nw") or 0.5
         for s in seeds:
             for j in range(s - cfg["nb"], s + cfg["nb"] + 1):
                 same = d["dia"][j].split(":")[0] == d["dia"][s].split(":")[0] if 0 <= j < n else 0
                 if same and j != s:
-                    fused[j] = max(fused.get(j, 0.0), 0.5 * fused[s])
+                    fused[j] = max(fused.get(j, 0.0), share * fused[s])
     ids = list(fused)
     f = np.array([fused[i] for i in ids])
     if cfg["wm"] > 0:
@@ -134,15 +230,64 @@ def pipeline(d, qi, cfg, *, ce=True, sizes=None):
             m = (m - m.min()) / max(m.max() - m.min(), 1e-9)
         f = (1 - cfg["wm"]) * f + cfg["wm"] * m
     order = [ids[k] for k in np.argsort(-f, kind="stable")]
-    score = dict(zip(ids, f))
+    return order, dict(zip(ids, f.tolist()))
+
+
+def head_window(order, score, cfg):
+    """Where the cross-encoder looks: (first rank, the head's ids). The head is at most
+    cfg["h"] candidates, contiguous in the fused order, starting at rank cfg["start"] (0: the
+    top), or with start "auto" the h whose scores are nearest the rank-`anchor` boundary (the
+    candidates whose place in or out of the top `anchor` is least certain); of those only the
+    ones scoring >= rel x the best and, with a margin m < 9, within m x the best of that
+    boundary."""
+    h = cfg.get("h", 0)
+    if h <= 0 or not order:
+        return 0, []
+    top = score[order[0]]
+    anchor = cfg.get("anchor", 5)
+    n = len(order)
+    if anchor < n:
+        bound = 0.5 * (score[order[anchor - 1]] + score[order[anchor]])
+    else:
+        bound = score[order[-1]]
+    start = cfg.get("start", 0)
+    if start == "auto":
+        # grow a window around the boundary, nearest score first
+        lo = hi = min(anchor, n)  # window [lo, hi)
+        while hi - lo < h and (lo > 0 or hi < n):
+            left = abs(score[order[lo - 1]] - bound) if lo > 0 else np.inf
+            right = abs(score[order[hi]] - bound) if hi < n else np.inf
+            if left <= right:
+                lo -= 1
+            else:
+                hi += 1
+        start = lo
+    window = order[start : start + h]
+    keep = [
+        i
+        for i in window
+        if score[i] >= cfg.get("rel", 0.0) * top
+        and abs(score[i] - bound) <= cfg.get("margin", 9.0) * top
+    ]
+    if not keep:
+        return start, []
+    first = window.index(keep[0])  # contiguous: scores are sorted
+    return start + first, keep
+
+
+def pipeline(d, qi, cfg, *, ce=True, sizes=None):
+    order, score = stage1(d, qi, cfg)
+    if not order:
+        return []
     if not ce or cfg.get("h", 0) <= 0 or "ce" not in d:
         return order
-    # the cross-encoder on the head whose order is uncertain: within a share of the top
-    top = score[order[0]]
-    head = [i for i in order[: cfg["h"]] if score[i] >= cfg["rel"] * top]
+    # the cross-encoder on the head whose order is uncertain
+    at, head = head_window(order, score, cfg)
+    if len(head) < 2:
+        head = []
     if sizes is not None:
         sizes.append(len(head))
-    if len(head) < 2:
+    if not head:
         return order
     logits = np.array([d["ce"].get((qi, i), -11.0) for i in head])
     if logits.max() < cfg.get("floor", -4.0):
@@ -161,7 +306,7 @@ def pipeline(d, qi, cfg, *, ce=True, sizes=None):
         zk = (key - key.mean()) / max(key.std(), 1e-6)
         key = (1 - cfg["blend"]) * zk + cfg["blend"] * z
     reordered = [head[k] for k in np.argsort(-key, kind="stable")]
-    return reordered + order[len(head) :]
+    return order[:at] + reordered + order[at + len(head) :]
 
 
 def head_of(d, qi, cfg):
@@ -290,6 +435,104 @@ def probe(convs):
     )
 
 
+def ideas(convs, base, wider=False):
+    """Candidate-side ideas for the interactive stage (no cross-encoder), each with its own
+    small grid that includes "off", chosen by LOO; beside the shipped stage 1 (`base`)."""
+    base = {k: v for k, v in base.items()}
+    spaces = {
+        "MaxSim over a wider pool (c per source, MaxSim weight)": {
+            "c": [25, 40, 60, 100],
+            "wm": [0.7, 0.8, 0.9],
+        },
+        "both dense sources (bge + colbert mean-pooled content tokens)": {
+            "dense": ["bge", "both"],
+            "wb": [0.5, 0.6, 0.7],
+        },
+        "Rocchio PRF on the bge side (top m, weight a, beside or instead of q)": {
+            "prf": [
+                None,
+                (3, 0.5, "add"),
+                (5, 0.5, "add"),
+                (3, 1.0, "add"),
+                (5, 1.0, "add"),
+                (3, 0.5, "replace"),
+                (5, 1.0, "replace"),
+            ],
+        },
+        "neighbours (radius, seeds, share of the seed's score)": {
+            "nb": [2, 3, 4],
+            "ns": [10, 20],
+            "nw": [0.5, 0.7],
+        },
+        "RM3-like BM25 expansion (top m, t words, weight)": {
+            "rm3": [None, (3, 5, 0.3), (5, 10, 0.3), (3, 5, 0.5), (5, 10, 0.5)],
+        },
+    }
+    if wider:
+        # the neighbours' grid chose its edge (radius 4, share 0.7): wider, then the other
+        # ideas that helped alone on top of the neighbours LOO chose
+        spaces = {
+            "neighbours, wider grid": {"nb": [3, 4, 5, 6], "ns": [10, 20], "nw": [0.5, 0.7, 0.85]},
+        }
+    for label, space in spaces.items():
+        configs = [{**base, **c} for c in grid(space)]
+        loo(convs, None, ce=False, label=label, configs=configs)
+
+
+def budget(convs, heads, firsts, choices1, best1, part1):
+    """For each cap on the cross-encoder's head: the rest (where the head sits, the relative
+    cut, a margin around the rank-5 boundary, lift, blend) by LOO nested in each fold's
+    stage-1 choice; LOO and in-sample recall and cross-encoder pairs a query."""
+    table = []
+    for h in heads:
+        if h == 0:
+            space2 = {"h": [0]}
+        else:
+            space2 = {
+                "h": [h],
+                "start": [0, 2, 3, 4, 5, "auto"],
+                "rel": [0.0, 0.5],
+                "margin": [9.0, 0.1, 0.2],
+                "lift": [0, 5],
+                "blend": [0.0, 0.3],
+            }
+        configs = [{**c1, **c2} for c1 in firsts.values() for c2 in grid(space2)]
+        # prune: a window that starts at the top ignores the margin (top-anchored, as before)
+        configs = [
+            c
+            for c in configs
+            if not (c.get("start") == 0 and c.get("margin", 9.0) < 9.0)
+            and not (h >= 8 and c.get("start") in (4, 5))
+        ]
+        rows, best, in_rows = loo(
+            convs,
+            None,
+            ce=True,
+            label=f"cross-encoder head <= {h}",
+            configs=configs,
+            allowed=lambda held, c: part1(c) == part1(choices1[held]),
+            in_sample=lambda c: part1(c) == part1(best1),
+        )
+        chosen = loo.choices  # type: ignore[attr-defined]
+        loo_pairs = [
+            head_of(d, qi, chosen[d["project"]]) for d in convs for qi in range(len(d["questions"]))
+        ]
+        in_pairs = [head_of(d, qi, best) for d in convs for qi in range(len(d["questions"]))]
+        table.append((h, mean(rows), mean(in_rows), loo_pairs, in_pairs, best))
+    print("\n## Budget table: cross-encoder head cap -> LOO and in-sample recall, pairs a query")
+    print(
+        "| head cap | LOO R@5 / R@10 / R@25 | in-sample R@5 / R@10 / R@25 | pairs mean / p95 (LOO) "
+        "| pairs mean / p95 (in-sample) | in-sample choice |"
+    )
+    print("|---|---|---|---|---|---|")
+    for h, lr, ir, lp, ip, best in table:
+        what = {k: best[k] for k in ("start", "rel", "margin", "lift", "blend") if k in best}
+        print(
+            f"| {h} | {fmt(lr)} | {fmt(ir)} | {np.mean(lp):.1f} / {np.percentile(lp, 95):.0f} "
+            f"| {np.mean(ip):.1f} / {np.percentile(ip, 95):.0f} | {what} |"
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("cache")
@@ -297,6 +540,13 @@ def main() -> int:
     ap.add_argument("--stage", default="all")
     ap.add_argument("--pairs", action="store_true", help="cross-encoder pairs per question")
     ap.add_argument("--dense", action="store_true", help="compare dense sources (bge, colbert)")
+    ap.add_argument("--ideas", action="store_true", help="candidate-side ideas, each by LOO")
+    ap.add_argument("--wider", action="store_true", help="with --ideas: the second round")
+    ap.add_argument(
+        "--budget",
+        default="",
+        help="a table over cross-encoder head caps (e.g. 0,2,3,4,5,6,8,10): the rest by LOO",
+    )
     ap.add_argument(
         "--heads",
         default="10,15,20,25",
@@ -321,6 +571,14 @@ def main() -> int:
                 f"{int(np.median(pairs))}, mean {np.mean(pairs):.1f}, "
                 f"p95 {int(np.percentile(pairs, 95))}"
             )
+        return 0
+    if args.ideas:
+        # beside the stage 1 chosen by the LOO grid below (results/late-tune.txt)
+        ideas(
+            convs,
+            {"c": 25, "wb": 0.6, "nb": 3, "wm": 0.7, "mnorm": "minmax", "h": 0},
+            wider=args.wider,
+        )
         return 0
     base = {"c": [50], "wb": [0.5], "nb": [2], "wm": [0.0], "h": [0], "margin": [9.0]}
     loo(convs, base, ce=False, label="hybrid as today (no late interaction, no cross-encoder)")
@@ -366,6 +624,9 @@ def main() -> int:
         return tuple(c[k] for k in stage1_keys if k not in ("h", "margin"))
 
     firsts = {part1(c): c for c in [*choices1.values(), best1]}
+    if args.budget:
+        budget(convs, [int(h) for h in args.budget.split(",")], firsts, choices1, best1, part1)
+        return 0
     space2 = {
         "h": [int(h) for h in args.heads.split(",")],
         "rel": [0.5, 0.6, 0.7, 0.8],
