@@ -8,6 +8,12 @@ tokens and content tokens), and cross-encoder logits for a candidate pool per qu
     python benchmarks/late_cache.py ../shared/data/locomo/locomo-dev.json --out /tmp/li-cache
     python benchmarks/late_cache.py ../shared/data/locomo/locomo-dev.json --out /tmp/li-cache \
         --ce 30
+    python benchmarks/late_cache.py ../shared/data/locomo/locomo-dev.json --out /tmp/li-cache \
+        --fill '{"c": 25, ...}' --extra /tmp/li-cache-extra --top 12
+
+--fill: cross-encoder logits for the pairs a pipeline configuration (late_tune's keys) puts in
+its top N that the cache lacks, written to the --extra folder (the cache is left as it is;
+late_tune.py --extra merges them).
 """
 
 from __future__ import annotations
@@ -57,7 +63,12 @@ def main() -> int:
     ap.add_argument("path")
     ap.add_argument("--out", default="/tmp/li-cache")
     ap.add_argument("--ce", type=int, default=0, help="cross-encoder logits for a pool of N")
+    ap.add_argument("--fill", action="append", default=[], help="a configuration (JSON)")
+    ap.add_argument("--extra", default="/tmp/li-cache-extra")
+    ap.add_argument("--top", type=int, default=12)
     args = ap.parse_args()
+    if args.fill:
+        return fill(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     samples = json.loads(Path(args.path).read_text())
@@ -124,6 +135,43 @@ def main() -> int:
         if args.ce:
             data["ce"] = ce_pool(runtime, data, args.ce, data.get("ce", {}))
         target.write_bytes(pickle.dumps(data))
+    runtime.close()
+    return 0
+
+
+def fill(args) -> int:
+    from late_tune import load, stage1
+
+    configs = [json.loads(c) for c in args.fill]
+    for c in configs:
+        for k in ("prf", "rm3"):
+            if c.get(k):
+                c[k] = tuple(c[k])
+    extra = Path(args.extra)
+    extra.mkdir(parents=True, exist_ok=True)
+    runtime = ModelRuntime()
+    for d in load(args.out, extra=args.extra):
+        target = extra / f"{d['project']}-ce.pkl"
+        have = pickle.loads(target.read_bytes()) if target.exists() else {}
+        todo: dict[int, set[int]] = {}
+        for qi in range(len(d["questions"])):
+            for cfg in configs:
+                order, _ = stage1(d, qi, cfg)
+                todo.setdefault(qi, set()).update(
+                    i for i in order[: args.top] if (qi, i) not in d["ce"]
+                )
+        t0 = time.perf_counter()
+        pairs = 0
+        for qi, ids in todo.items():
+            ids = sorted(ids)
+            if ids:
+                logits = runtime.reranker.rerank(
+                    d["questions"][qi], [d["texts"][i] for i in ids]
+                )
+                have.update({(qi, i): float(x) for i, x in zip(ids, logits)})
+                pairs += len(ids)
+        target.write_bytes(pickle.dumps(have))
+        print(f"{d['project']}: {pairs} pairs in {time.perf_counter() - t0:.0f} s", flush=True)
     runtime.close()
     return 0
 

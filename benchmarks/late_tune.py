@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import pickle
 import sys
 from pathlib import Path
@@ -24,16 +25,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from memls.store.search import _WORD, STOPWORDS  # noqa: E402
+from memls.store.search import _WORD, STOPWORDS
 
 KS = (5, 10, 25)
 CATS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 
-def load(folder: str) -> list[dict]:
+def load(folder: str, extra: str | None = None) -> list[dict]:
+    """The cached conversations; `extra`: a folder of further cross-encoder logits
+    (`late_cache.py --fill`), merged in."""
     convs = []
     for f in sorted(Path(folder).glob("*.pkl")):
         d = pickle.loads(f.read_bytes())
+        more = Path(extra) / f"{d['project']}-ce.pkl" if extra else None
+        if more is not None and more.exists():
+            d.setdefault("ce", {}).update(pickle.loads(more.read_bytes()))
         d["index"] = {dia: i for i, dia in enumerate(d["dia"])}
         d["gold"] = [{d["index"][e] for e in ev if e in d["index"]} for ev in d["evidence"]]
         d["_ms"] = {}
@@ -474,8 +480,24 @@ def ideas(convs, base, wider=False):
         spaces = {
             "neighbours, wider grid": {"nb": [3, 4, 5, 6], "ns": [10, 20], "nw": [0.5, 0.7, 0.85]},
         }
+    if wider == "joint":
+        # the neighbours' edges again (seeds 20, share 0.85), with the MaxSim weight, and the
+        # two ideas that helped a little alone (RM3, Rocchio) on top
+        spaces = {
+            "joint: neighbours x MaxSim weight x (RM3 | Rocchio | neither)": {
+                "nb": [4, 5],
+                "ns": [20, 30],
+                "nw": [0.85, 1.0],
+                "wm": [0.6, 0.7, 0.8],
+                "extra": [None, ("rm3", (3, 5, 0.5)), ("prf", (3, 1.0, "add"))],
+            },
+        }
     for label, space in spaces.items():
         configs = [{**base, **c} for c in grid(space)]
+        for c in configs:
+            extra = c.pop("extra", None)
+            if extra:
+                c[extra[0]] = extra[1]
         loo(convs, None, ce=False, label=label, configs=configs)
 
 
@@ -537,11 +559,14 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("cache")
     ap.add_argument("--probe", action="store_true")
+    ap.add_argument("--stage1", default="", help="with --budget: this stage 1 (JSON)")
+    ap.add_argument("--extra", default=None, help="more cross-encoder logits (late_cache --fill)")
     ap.add_argument("--stage", default="all")
     ap.add_argument("--pairs", action="store_true", help="cross-encoder pairs per question")
     ap.add_argument("--dense", action="store_true", help="compare dense sources (bge, colbert)")
     ap.add_argument("--ideas", action="store_true", help="candidate-side ideas, each by LOO")
     ap.add_argument("--wider", action="store_true", help="with --ideas: the second round")
+    ap.add_argument("--joint", action="store_true", help="with --ideas: the third round")
     ap.add_argument(
         "--budget",
         default="",
@@ -554,7 +579,7 @@ def main() -> int:
     )
     args = ap.parse_args()
     print("# python " + " ".join(sys.argv))
-    convs = load(args.cache)
+    convs = load(args.cache, extra=args.extra)
     print(f"# {len(convs)} conversations, {sum(len(d['questions']) for d in convs)} questions")
     if args.probe:
         probe(convs)
@@ -572,12 +597,28 @@ def main() -> int:
                 f"p95 {int(np.percentile(pairs, 95))}"
             )
         return 0
+    if args.budget and args.stage1:
+        # the budget table over a given stage 1 (chosen by the --ideas rounds' LOO)
+        first = json.loads(args.stage1)
+        for k in FIRST:
+            if first.get(k):
+                first[k] = tuple(first[k])
+        names = [d["project"] for d in convs]
+        budget(
+            convs,
+            [int(h) for h in args.budget.split(",")],
+            {0: first},
+            dict.fromkeys(names, first),
+            first,
+            lambda c: tuple(c.get(k) for k in STAGE1),
+        )
+        return 0
     if args.ideas:
         # beside the stage 1 chosen by the LOO grid below (results/late-tune.txt)
         ideas(
             convs,
             {"c": 25, "wb": 0.6, "nb": 3, "wm": 0.7, "mnorm": "minmax", "h": 0},
-            wider=args.wider,
+            wider="joint" if args.joint else args.wider,
         )
         return 0
     base = {"c": [50], "wb": [0.5], "nb": [2], "wm": [0.0], "h": [0], "margin": [9.0]}
