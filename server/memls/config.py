@@ -196,8 +196,9 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=1,
                 le=200,
-                extra_json_schema={"default": 10},
-                description="at most this many fused results are re-scored",
+                extra_json_schema={"default": 2},
+                description="at most this many fused results are re-scored, consecutive from "
+                "rank `rerank_start`",
             ),
         ]
         | UnsetType
@@ -208,9 +209,22 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=0.0,
                 le=1.0,
-                extra_json_schema={"default": 0.5},
+                extra_json_schema={"default": 0.0},
                 description="only fused results scoring at least this share of the best "
                 "are re-scored",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    rerank_start: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=200,
+                extra_json_schema={"default": 4},
+                description="the first rank re-scored (0: the top; 4: across the boundary of "
+                "the first five, where the order still decides what is shown)",
             ),
         ]
         | UnsetType

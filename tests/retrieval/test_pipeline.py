@@ -17,7 +17,10 @@ def test_hybrid_query_finds_by_meaning_and_explains(vengine):
     assert r.degraded == []
     top = r.results[0]
     assert top.id == ids[FACTS[2]]
-    assert top.explain.vector is not None and top.explain.rerank is not None
+    assert top.explain.vector is not None
+    # the default head is the edge of the first page (ranks 5-6), the top keeps its place
+    assert top.explain.rerank is None and top.explain.stage == "fused"
+    assert [h.explain.rerank is not None for h in r.results[3:6]] == [False, True, True]
     assert top.explain.stage in ("rerank", "fused") and set(top.explain.boosts) == {
         "type",
         "decay",
@@ -28,36 +31,68 @@ def test_hybrid_query_finds_by_meaning_and_explains(vengine):
     assert [h.id for h in r.results] == [ids[FACTS[0]]]
 
 
-def test_only_candidates_near_the_best_go_to_the_cross_encoder(vengine):
+def test_the_default_head_is_the_edge_of_the_first_page(vengine):
+    """Two pairs, ranks 5 and 6: what is above keeps its fused order and place; the pair is
+    ordered by the cross-encoder and stays between them and the tail."""
+    assert vengine.retrieval.rerank_start == 4 and vengine.retrieval.rerank_depth == 2
     for t in FACTS:
         store(vengine, t)
+    store(vengine, "The billing service sends invoices at the end of each month")
     assert vengine.flush()
-    r = query(vengine, "which port does the API server listen on", k=10, explain=True)
-    assert r.results[0].content == FACTS[1]
+    question = "which port does the API server listen on"
+    r = query(vengine, question, k=10, explain=True)
+    plain = query(vengine, question, k=10, explain=True, depth="interactive")
+    assert [h.explain.rerank is not None for h in r.results] == [
+        i in (4, 5) for i in range(len(r.results))
+    ]
+    assert [h.id for h in r.results[:4]] == [h.id for h in plain.results[:4]]
+    assert {h.id for h in r.results[4:6]} == {h.id for h in plain.results[4:6]}
+    assert [h.id for h in r.results[6:]] == [h.id for h in plain.results[6:]]
+    edge = r.results[4:6]
+    assert edge[0].explain.rerank >= edge[1].explain.rerank or all(
+        h.explain.stage == "fused"
+        for h in edge  # the gate: no logit looked like an answer
+    )
 
-    def boosted(hit):
-        return hit.explain.fused * __import__("math").prod(hit.explain.boosts.values())
 
-    best = max(boosted(h) for h in r.results)
-    scored = [h for h in r.results if h.explain.rerank is not None]
-    skipped = [h for h in r.results if h.explain.rerank is None]
-    assert scored and skipped  # unrelated facts fall under the cut
-    cut = vengine.retrieval.rerank_relative * best
-    assert all(boosted(h) >= cut - 1e-6 for h in scored)
-    assert all(boosted(h) < cut + 1e-6 for h in skipped)
+def test_the_head_can_start_at_the_top_with_the_relative_cut(tmp_path, clock, models):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        "[retrieval]\nrerank_depth = 10\nrerank_start = 0\nrerank_relative = 0.1\n"
+    )
+    with Engine.open(data, front="test", clock=clock, models=models) as engine:
+        for t in FACTS:
+            store(engine, t)
+        assert engine.flush()
+        r = query(engine, "which port does the API server listen on", k=10, explain=True)
+        assert r.results[0].content == FACTS[1]
+
+        def boosted(hit):
+            return hit.explain.fused * __import__("math").prod(hit.explain.boosts.values())
+
+        best = max(boosted(h) for h in r.results)
+        scored = [h for h in r.results if h.explain.rerank is not None]
+        skipped = [h for h in r.results if h.explain.rerank is None]
+        assert scored and skipped  # unrelated facts fall under the cut
+        assert r.results[0] in scored
+        cut = engine.retrieval.rerank_relative * best
+        assert all(boosted(h) >= cut - 1e-6 for h in scored)
+        assert all(boosted(h) < cut + 1e-6 for h in skipped)
 
 
 def test_the_re_rank_depth_is_a_setting(tmp_path, clock, models):
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(
-        "[retrieval]\nrerank_depth = 2\nrerank_relative = 0.0\ninteractive_depth = 1\n"
+        "[retrieval]\nrerank_depth = 3\nrerank_start = 0\nrerank_relative = 0.0\n"
+        "interactive_depth = 2\n"
     )
     with Engine.open(data, front="test", clock=clock, models=models) as engine:
         for t in FACTS:
             store(engine, t)
         assert engine.flush()
-        for mode, depth in (("default", 2), ("interactive", 1)):
+        for mode, depth in (("default", 3), ("interactive", 2)):
             r = query(engine, "who owns the billing service", k=10, mode=mode, explain=True)
             assert len(r.results) > depth
             assert sum(h.explain.rerank is not None for h in r.results) == depth

@@ -4,9 +4,9 @@ neighbouring units. Pure functions over made-up candidates (the models are teste
 from __future__ import annotations
 
 from memls import protocol as p
-from memls.retrieval.pipeline import RetrievalConfig, _lift, _order
+from memls.retrieval.pipeline import RetrievalConfig, _head, _lift, _order
 
-CONFIG = RetrievalConfig(rerank_blend=0.0)  # the logit alone orders the head
+CONFIG = RetrievalConfig(rerank_blend=0.0, lift_seeds=5)  # the logit alone orders the head
 
 
 def item(memory_id: str, fused: float, uri: str | None = None, line: int | None = None):
@@ -91,3 +91,39 @@ def test_only_the_best_seeds_lift():
     ]
     lifted = _lift(head, [7.0, -9.0, 6.0, -9.0], config)
     assert set(lifted) == {"n1"}
+
+
+def test_a_head_below_the_top_reorders_only_its_window():
+    unique = [
+        item(name, score) for name, score in zip("abcdefg", (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3))
+    ]
+    config = RetrievalConfig(rerank_depth=3, rerank_start=2, rerank_relative=0.0)
+    at, head = _head(unique, p.QueryParams(query="q"), config, "default")
+    assert at == 2 and [entry[3].id for entry in head] == ["c", "d", "e"]
+    ordered = _order(unique, [-1.0, 0.5, 3.0], config, None, at)
+    # above the window: fused order, kept; the window by the logit; below: kept
+    assert ids(ordered) == ["a", "b", "e", "d", "c", "f", "g"]
+    assert [entry[3] for entry in ordered] == [False, False, True, True, True, False, False]
+    scores = [entry[0] for entry in ordered]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_the_margin_keeps_only_results_near_the_page_boundary():
+    scores = (1.0, 0.95, 0.9, 0.62, 0.6, 0.58, 0.3, 0.2)
+    unique = [item(f"m{i}", s) for i, s in enumerate(scores)]
+    # the boundary between ranks 5 and 6 is (0.6 + 0.58) / 2 = 0.59; within 0.05 of it:
+    # 0.62, 0.6, 0.58 — not 0.9 above nor 0.3 below, though the window holds them
+    config = RetrievalConfig(
+        rerank_depth=6, rerank_start=2, rerank_relative=0.0, rerank_anchor=5, rerank_margin=0.05
+    )
+    at, head = _head(unique, p.QueryParams(query="q"), config, "default")
+    assert at == 3 and [entry[3].id for entry in head] == ["m3", "m4", "m5"]
+    # a request's own rerankDepth takes the top N, as before (no window, no margin)
+    at, head = _head(unique, p.QueryParams(query="q", rerank_depth=2), config, "default")
+    assert at == 0 and [entry[3].id for entry in head] == ["m0", "m1"]
+
+
+def test_a_head_of_one_is_not_worth_a_pair():
+    unique = [item("a", 0.9), item("b", 0.2)]
+    config = RetrievalConfig(rerank_depth=2, rerank_start=0, rerank_relative=0.5)
+    assert _head(unique, p.QueryParams(query="q"), config, "default") == (0, [])

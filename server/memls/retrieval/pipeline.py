@@ -27,11 +27,19 @@ class RetrievalConfig:
     lexical_weight: float = 0.6  # score fusion weight of BM25
     fusion: str = "score"  # "score" | "rrf"
     rerank: bool = True
-    rerank_depth: int = 10  # at most this many fused results go to the cross-encoder...
-    rerank_relative: float = 0.5  # ...and only those scoring at least this share of the top
-    #                               (the ones whose order is still uncertain)
+    # The cross-encoder head (late-tune-budget-neighbours.txt: caps of 0-10 pairs, the rest by
+    # nested LOO): over this candidate stage it buys little — LOO R@5 0.751 with no pair,
+    # 0.755 with 2 (every fold chose ranks 5-6, no cut, no lift, no blend), 0.757 with 3,
+    # 0.752 with 8-10 from the top — and nothing at R@10 / R@25; at ~10-13 ms a pair,
+    # 2 pairs keep the default near the interactive time.
+    rerank_depth: int = 2  # at most this many consecutive fused results go to the cross-
+    #                        encoder, from rank `rerank_start`...
+    rerank_relative: float = 0.0  # ...and only those scoring at least this share of the top
+    rerank_start: int = 4  # the head starts at this rank (0: the top; a request's
+    #                        rerankDepth takes the top N)
+    rerank_anchor: int = 5  # the page boundary whose crossing is uncertain...
+    rerank_margin: float = 9.0  # ...: only results within this x the best of it (9: off)
     rerank_blend: float = 0.0  # head order: (1 - b) z(logit) + b z(fused score); 0: logit
-    #                            (0.3 with a head of 20: +0.9 / +1.6 LOO R@5 / R@10, 2x pairs)
     interactive_depth: int = 0  # cross-encoder pairs of depth "interactive" (0: none)
     late: bool = True  # MaxSim late interaction over the fused candidates (interactive, default)
     late_weight: float = 0.7  # fused' = (1 - w) * fused + w * MaxSim...
@@ -40,10 +48,15 @@ class RetrievalConfig:
     rerank_floor: float = -4.0  # gated: the head is re-ordered only if some logit reaches it
     boosts: bool = True
     query_prefix: str = ""  # embedder query instruction (measured; empty by default)
-    neighbours: int = 3  # add memories within N units of a top hit in its source
-    neighbour_seeds: int = 10  # how many top fused hits lend their neighbours a place
-    neighbour_weight: float = 0.5  # a neighbour's fused score: this share of its seed's
-    lift_seeds: int = 5  # after re-ranking, the best N lift the units within...
+    # Neighbours (late-tune-ideas-neighbours.txt): radius 4, 20 seeds, 0.85 of the seed's
+    # score, then MaxSim judges them: interactive LOO 0.750 / 0.817 / 0.890 against 0.722 /
+    # 0.805 / 0.880 with 3 / 10 / 0.5 (multi-hop and single-hop gain most).
+    neighbours: int = 4  # add memories within N units of a top hit in its source
+    neighbour_seeds: int = 20  # how many top fused hits lend their neighbours a place
+    neighbour_weight: float = 0.85  # a neighbour's fused score: this share of its seed's
+    lift_seeds: int = 0  # after re-ranking, the best N lift the units within...
+    #                     (0: no lift; the budget LOO chose none for heads <= 6, 5 for heads
+    #                     of 8-10 from the top)
     lift_radius: int = 2  # ...this many places of them in their source...
     lift_margin: float = 5.0  # ...to their own logit minus this (0 seeds: no lift)
 
@@ -140,11 +153,11 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
             fused = {i: (1.0 - w) * s + w * late[i] for i, s in fused.items()}
     # The final gate: fetch the candidates through the same hard filters.
     unique = _boosted(r.reads.visible(seen, list(fused)), fused, seen.now, config)
-    head = _head(unique, params, config, depth)
+    at, head = _head(unique, params, config, depth)
     logits = _rerank(r, params.query, head, degraded) if head else None
     lifted = _lift(head, logits, config) if logits else {}
     results: list[protocol.QueryHit] = []
-    ordered = _current_first(_order(unique, logits, config, lifted))
+    ordered = _current_first(_order(unique, logits, config, lifted, at))
     for final, item, logit, reordered in ordered[: params.k]:
         _, _, factors, m = item
         explain = None
@@ -253,20 +266,41 @@ def _boosted(
 
 def _head(
     unique: list[Scored], params: protocol.QueryParams, config: RetrievalConfig, depth: str
-) -> list[Scored]:
-    """What the cross-encoder re-scores: the configured number for the depth (a request's
-    rerankDepth wins), and of those only the ones whose order is still uncertain: scoring at
-    least `rerank_relative` x the best (what scores far
-    below the best cannot reach the head; not worth a pair)."""
+) -> tuple[int, list[Scored]]:
+    """What the cross-encoder re-scores, as (its first rank, the head): the configured number
+    for the depth (a request's rerankDepth wins) of consecutive results from rank
+    `rerank_start` (0: the top), and of those only the ones whose order is still uncertain:
+    scoring at least `rerank_relative` x the best and within `rerank_margin` x the best of
+    the boundary between ranks `rerank_anchor` and `rerank_anchor` + 1 (where a result
+    enters or leaves the first page). A request's own rerankDepth takes the top N (the cut
+    still applies). A head of fewer than two is not worth a pair."""
     pairs = 0
     if config.rerank and params.rerank is not False and depth in ("interactive", "default"):
         pairs = config.interactive_depth if depth == "interactive" else config.rerank_depth
         if params.rerank_depth is not None:
             pairs = params.rerank_depth
     if not unique or pairs <= 0:
-        return []
+        return 0, []
+    # a request's own rerankDepth asks for the top N (the relative cut still applies)
+    own = params.rerank_depth is not None
+    start = 0 if own else config.rerank_start
+    margin = math.inf if own else config.rerank_margin
     top = unique[0][0]
-    return [item for item in unique[:pairs] if item[0] >= config.rerank_relative * top]
+    anchor = config.rerank_anchor
+    if 0 < anchor < len(unique):
+        bound = 0.5 * (unique[anchor - 1][0] + unique[anchor][0])
+    else:
+        bound = unique[-1][0]
+    window = unique[start : start + pairs]
+    keep = [
+        i
+        for i, item in enumerate(window)
+        if item[0] >= config.rerank_relative * top and abs(item[0] - bound) <= margin * top
+    ]
+    if len(keep) < 2:
+        return 0, []
+    # the scores are sorted, so the kept ones are consecutive
+    return start + keep[0], window[keep[0] : keep[-1] + 1]
 
 
 def _rerank(
@@ -380,16 +414,20 @@ def _lift(head, logits: list[float], config: RetrievalConfig) -> dict[str, tuple
     return lifted
 
 
-def _order(unique, logits, config, lifted=None):
-    """(final score, item, cross-encoder logit or None, re-ordered by it) in result order."""
+def _order(unique, logits, config, lifted=None, at=0):
+    """(final score, item, cross-encoder logit or None, re-ordered by it) in result order.
+    The head is `unique[at : at + len(logits)]`: what is above it keeps its fused order and
+    stays above it, what is below stays below."""
     if not logits:
         return [(item[0], item, None, False) for item in unique]
     lifted = lifted or {}
+    above = unique[:at]
+    unique = unique[at:]
     head, tail = unique[: len(logits)], unique[len(logits) :]
     confident = max(logits) >= config.rerank_floor
     if config.rerank_mode == "gated" and not confident:
         # no passage in the head looks like an answer: keep the fused order
-        return [
+        return [(item[0], item, None, False) for item in above] + [
             (item[0], item, logits[i] if i < len(logits) else None, False)
             for i, item in enumerate(unique)
         ]
@@ -419,6 +457,9 @@ def _order(unique, logits, config, lifted=None):
     # Head scores sit above every tail score: 1 + value in the head; value / (1 + value) after.
     out = [(1.0 + k, item, logit, True) for k, item, logit in keyed]
     out += [(item[0] / (1.0 + item[0]), item, None, False) for item in tail]
+    # Above the head: fused order, scores above every head score.
+    over = max((entry[0] for entry in out), default=1.0) + 1.0
+    out[:0] = [(over + item[0] / (1.0 + item[0]), item, None, False) for item in above]
     return out
 
 
