@@ -165,3 +165,34 @@ def test_rerank_switched_off_by_environment(tmp_path, monkeypatch):
         assert (
             engine.doctor(p.DoctorParams(project="alpha")).models["reranker"]["state"] == "disabled"
         )
+
+
+def test_neighbours_within_four_units_of_a_top_hit_join_the_candidates(vengine):
+    """A conversation's turns: the one that matches brings the turns up to 4 places away in
+    the same source (not 5), though they share no word with the question; late interaction
+    then scores them like any candidate. Depth none keeps radius 3."""
+    assert vengine.retrieval.neighbours == 4
+    topics = ["gardening", "chess", "sailing", "pottery", "cycling", "baking", "astronomy"]
+    for n in range(60):  # other sources, so the candidate lists are not the whole store
+        store(vengine, f"Note {n} about {topics[n % len(topics)]} practice and its schedule")
+    turns = {}
+    for line in range(1, 13):
+        text = f"Turn {line}: we talked about the weather and the weekend, nothing else"
+        if line == 6:
+            text = "Turn 6: the quarterly invoice for the lighthouse repair was paid in March"
+        turns[line] = store(
+            vengine, text, sourceUri="chat://session-1", sourceRange=f"{line}-{line}"
+        ).id
+    assert vengine.flush()
+    question = "when was the lighthouse repair invoice paid"
+
+    def joined(depth):
+        r = query(vengine, question, k=50, explain=True, depth=depth)
+        assert r.results[0].id == turns[6]
+        came = {h.id for h in r.results if h.explain.bm25 is None and h.explain.vector is None}
+        return sorted(line for line, i in turns.items() if i in came)
+
+    # only as neighbours (no shared word, not among the nearest vectors): radius 4
+    assert joined("interactive") == [2, 3, 4, 5, 7, 8, 9, 10]
+    # without late interaction to judge them (depth none): the narrower radius 3
+    assert joined("none") == [3, 4, 5, 7, 8, 9]
