@@ -492,6 +492,19 @@ def ideas(convs, base, wider=False):
                 "extra": [None, ("rm3", (3, 5, 0.5)), ("prf", (3, 1.0, "add"))],
             },
         }
+    if wider == "final":
+        # the whole stage 1 again around the new neighbours, both dense sources included
+        spaces = {
+            "stage 1 again with neighbours 4 / 20 / 0.85 (c, wb, wm, dense)": {
+                "nb": [4],
+                "ns": [20],
+                "nw": [0.85],
+                "c": [25, 30],
+                "wb": [0.5, 0.6, 0.7],
+                "wm": [0.6, 0.7, 0.8],
+                "dense": ["bge", "both"],
+            },
+        }
     for label, space in spaces.items():
         configs = [{**base, **c} for c in grid(space)]
         for c in configs:
@@ -567,6 +580,7 @@ def main() -> int:
     ap.add_argument("--ideas", action="store_true", help="candidate-side ideas, each by LOO")
     ap.add_argument("--wider", action="store_true", help="with --ideas: the second round")
     ap.add_argument("--joint", action="store_true", help="with --ideas: the third round")
+    ap.add_argument("--final", action="store_true", help="with --ideas: stage 1 around it")
     ap.add_argument(
         "--budget",
         default="",
@@ -618,7 +632,7 @@ def main() -> int:
         ideas(
             convs,
             {"c": 25, "wb": 0.6, "nb": 3, "wm": 0.7, "mnorm": "minmax", "h": 0},
-            wider="joint" if args.joint else args.wider,
+            wider="final" if args.final else "joint" if args.joint else args.wider,
         )
         return 0
     base = {"c": [50], "wb": [0.5], "nb": [2], "wm": [0.0], "h": [0], "margin": [9.0]}
