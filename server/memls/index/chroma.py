@@ -116,6 +116,11 @@ class VectorIndex:
             self._counts.pop(collection_name(project, self.model_tag), None)  # after: a count
             # read meanwhile by a query may be the old one
 
+    def size(self, project: str) -> int:
+        """How many vectors the project's collection holds (0 when it has none)."""
+        col = self.existing(project)
+        return 0 if col is None else self.count(project, col)
+
     def count(self, project: str, col: Any) -> int:
         """How many vectors the project's collection holds. Remembered for the embedded store,
         which only this process writes (one owner per data directory), until our next upsert
