@@ -492,6 +492,15 @@ def ideas(convs, base, wider=False):
                 "extra": [None, ("rm3", (3, 5, 0.5)), ("prf", (3, 1.0, "add"))],
             },
         }
+    if wider == "cheap":
+        # the neighbours at the old number of seeds (10): about the old candidate count
+        spaces = {
+            "neighbours with 10 seeds (the candidate count of before)": {
+                "nb": [3, 4],
+                "ns": [10],
+                "nw": [0.7, 0.85, 1.0],
+            },
+        }
     if wider == "final":
         # the whole stage 1 again around the new neighbours, both dense sources included
         spaces = {
@@ -511,7 +520,42 @@ def ideas(convs, base, wider=False):
             extra = c.pop("extra", None)
             if extra:
                 c[extra[0]] = extra[1]
-        loo(convs, None, ce=False, label=label, configs=configs)
+        _, best, _ = loo(convs, None, ce=False, label=label, configs=configs)
+        for c in [best, *loo.choices.values()][:1]:  # type: ignore[attr-defined]
+            n = [len(stage1(d, qi, c)[0]) for d in convs for qi in range(len(d["questions"]))]
+            print(f"  candidates a question (in-sample choice): mean {np.mean(n):.1f}")
+        base0 = {**base, "nb": 3, "ns": 10, "nw": 0.5}
+        n = [len(stage1(d, qi, base0)[0]) for d in convs for qi in range(len(d["questions"]))]
+        print(f"  candidates a question with neighbours 3 / 10 / 0.5: mean {np.mean(n):.1f}")
+
+
+def first_ranks(convs, base):
+    """What R@5/10/25 cannot see: the first result. hit@1 (a gold turn first) and MRR@25 for
+    cross-encoder heads of h pairs at the top (no cut, lift or blend: nothing tuned)."""
+    print("| head | hit@1 | MRR@25 | R@5 / R@10 / R@25 |")
+    print("|---|---|---|---|")
+    for h, start, lift in (
+        (0, 0, 0),
+        (2, 0, 0),
+        (3, 0, 0),
+        (4, 0, 0),
+        (5, 0, 0),
+        (6, 0, 0),
+        (10, 0, 0),
+        (10, 0, 5),
+        (2, 4, 0),
+    ):
+        cfg = {**base, "h": h, "start": start, "rel": 0.0, "lift": lift}
+        hit, rr, rows = [], [], []
+        for d in convs:
+            for qi in range(len(d["questions"])):
+                order, gold = pipeline(d, qi, cfg), d["gold"][qi]
+                hit.append(1.0 if order and order[0] in gold else 0.0)
+                first = next((k for k, i in enumerate(order[:25]) if i in gold), None)
+                rr.append(0.0 if first is None else 1.0 / (first + 1))
+                rows.append((d["category"][qi], *recall(order, gold)))
+        what = "none" if h == 0 else f"{h} from rank {start + 1}" + (", lift" if lift else "")
+        print(f"| {what} | {np.mean(hit):.3f} | {np.mean(rr):.3f} | {fmt(mean(rows))} |")
 
 
 def budget(convs, heads, firsts, choices1, best1, part1):
@@ -573,6 +617,7 @@ def main() -> int:
     ap.add_argument("cache")
     ap.add_argument("--probe", action="store_true")
     ap.add_argument("--stage1", default="", help="with --budget: this stage 1 (JSON)")
+    ap.add_argument("--first", action="store_true", help="with --stage1: hit@1 and MRR by head")
     ap.add_argument("--extra", default=None, help="more cross-encoder logits (late_cache --fill)")
     ap.add_argument("--stage", default="all")
     ap.add_argument("--pairs", action="store_true", help="cross-encoder pairs per question")
@@ -581,6 +626,7 @@ def main() -> int:
     ap.add_argument("--wider", action="store_true", help="with --ideas: the second round")
     ap.add_argument("--joint", action="store_true", help="with --ideas: the third round")
     ap.add_argument("--final", action="store_true", help="with --ideas: stage 1 around it")
+    ap.add_argument("--cheap", action="store_true", help="with --ideas: neighbours, 10 seeds")
     ap.add_argument(
         "--budget",
         default="",
@@ -611,6 +657,9 @@ def main() -> int:
                 f"p95 {int(np.percentile(pairs, 95))}"
             )
         return 0
+    if args.first and args.stage1:
+        first_ranks(convs, json.loads(args.stage1))
+        return 0
     if args.budget and args.stage1:
         # the budget table over a given stage 1 (chosen by the --ideas rounds' LOO)
         first = json.loads(args.stage1)
@@ -632,7 +681,13 @@ def main() -> int:
         ideas(
             convs,
             {"c": 25, "wb": 0.6, "nb": 3, "wm": 0.7, "mnorm": "minmax", "h": 0},
-            wider="final" if args.final else "joint" if args.joint else args.wider,
+            wider="cheap"
+            if args.cheap
+            else "final"
+            if args.final
+            else "joint"
+            if args.joint
+            else args.wider,
         )
         return 0
     base = {"c": [50], "wb": [0.5], "nb": [2], "wm": [0.0], "h": [0], "margin": [9.0]}

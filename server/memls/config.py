@@ -196,7 +196,7 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=1,
                 le=200,
-                extra_json_schema={"default": 2},
+                extra_json_schema={"default": 3},
                 description="at most this many fused results are re-scored, consecutive from "
                 "rank `rerank_start`",
             ),
@@ -222,9 +222,9 @@ class Retrieval(_Section, frozen=True):
             Meta(
                 ge=0,
                 le=200,
-                extra_json_schema={"default": 4},
+                extra_json_schema={"default": 0},
                 description="the first rank re-scored (0: the top; 4: across the boundary of "
-                "the first five, where the order still decides what is shown)",
+                "the first five, where the order decides what is in them)",
             ),
         ]
         | UnsetType

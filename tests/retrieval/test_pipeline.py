@@ -18,9 +18,8 @@ def test_hybrid_query_finds_by_meaning_and_explains(vengine):
     top = r.results[0]
     assert top.id == ids[FACTS[2]]
     assert top.explain.vector is not None
-    # the default head is the edge of the first page (ranks 5-6), the top keeps its place
-    assert top.explain.rerank is None and top.explain.stage == "fused"
-    assert [h.explain.rerank is not None for h in r.results[3:6]] == [False, True, True]
+    # the default head: the first three, re-scored by the cross-encoder
+    assert [h.explain.rerank is not None for h in r.results[:4]] == [True, True, True, False]
     assert top.explain.stage in ("rerank", "fused") and set(top.explain.boosts) == {
         "type",
         "decay",
@@ -31,28 +30,31 @@ def test_hybrid_query_finds_by_meaning_and_explains(vengine):
     assert [h.id for h in r.results] == [ids[FACTS[0]]]
 
 
-def test_the_default_head_is_the_edge_of_the_first_page(vengine):
-    """Two pairs, ranks 5 and 6: what is above keeps its fused order and place; the pair is
-    ordered by the cross-encoder and stays between them and the tail."""
-    assert vengine.retrieval.rerank_start == 4 and vengine.retrieval.rerank_depth == 2
-    for t in FACTS:
-        store(vengine, t)
-    store(vengine, "The billing service sends invoices at the end of each month")
-    assert vengine.flush()
-    question = "which port does the API server listen on"
-    r = query(vengine, question, k=10, explain=True)
-    plain = query(vengine, question, k=10, explain=True, depth="interactive")
-    assert [h.explain.rerank is not None for h in r.results] == [
-        i in (4, 5) for i in range(len(r.results))
-    ]
-    assert [h.id for h in r.results[:4]] == [h.id for h in plain.results[:4]]
-    assert {h.id for h in r.results[4:6]} == {h.id for h in plain.results[4:6]}
-    assert [h.id for h in r.results[6:]] == [h.id for h in plain.results[6:]]
-    edge = r.results[4:6]
-    assert edge[0].explain.rerank >= edge[1].explain.rerank or all(
-        h.explain.stage == "fused"
-        for h in edge  # the gate: no logit looked like an answer
-    )
+def test_a_head_at_the_edge_of_the_first_page_leaves_the_rest_in_place(tmp_path, clock, models):
+    """Two pairs at ranks 5 and 6 (`rerank_start` 4): what is above keeps its fused order and
+    place; the pair is ordered by the cross-encoder and stays between them and the tail."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text("[retrieval]\nrerank_depth = 2\nrerank_start = 4\n")
+    with Engine.open(data, front="test", clock=clock, models=models) as engine:
+        for t in FACTS:
+            store(engine, t)
+        store(engine, "The billing service sends invoices at the end of each month")
+        assert engine.flush()
+        question = "which port does the API server listen on"
+        r = query(engine, question, k=10, explain=True)
+        plain = query(engine, question, k=10, explain=True, depth="interactive")
+        assert [h.explain.rerank is not None for h in r.results] == [
+            i in (4, 5) for i in range(len(r.results))
+        ]
+        assert [h.id for h in r.results[:4]] == [h.id for h in plain.results[:4]]
+        assert {h.id for h in r.results[4:6]} == {h.id for h in plain.results[4:6]}
+        assert [h.id for h in r.results[6:]] == [h.id for h in plain.results[6:]]
+        edge = r.results[4:6]
+        assert edge[0].explain.rerank >= edge[1].explain.rerank or all(
+            h.explain.stage == "fused"
+            for h in edge  # the gate: no logit looked like an answer
+        )
 
 
 def test_the_head_can_start_at_the_top_with_the_relative_cut(tmp_path, clock, models):
