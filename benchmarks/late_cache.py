@@ -165,9 +165,7 @@ def fill(args) -> int:
         for qi, ids in todo.items():
             ids = sorted(ids)
             if ids:
-                logits = runtime.reranker.rerank(
-                    d["questions"][qi], [d["texts"][i] for i in ids]
-                )
+                logits = runtime.reranker.rerank(d["questions"][qi], [d["texts"][i] for i in ids])
                 have.update({(qi, i): float(x) for i, x in zip(ids, logits)})
                 pairs += len(ids)
         target.write_bytes(pickle.dumps(have))

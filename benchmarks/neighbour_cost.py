@@ -35,7 +35,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=100)
     args = ap.parse_args()
     print("# python " + " ".join(shlex.quote(a) for a in sys.argv))
-    print("# load average at the start: %.2f %.2f %.2f" % os.getloadavg())
+    print("# load average at the start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     sample = json.loads(Path(args.path).read_text())[0]
     new = RetrievalConfig()
     old = replace(new, neighbours=3, neighbour_seeds=10, neighbour_weight=0.5)
@@ -67,7 +67,7 @@ def main() -> int:
             f"| {name} | {statistics.median(values):.1f} | "
             f"{values[int(0.95 * (len(values) - 1))]:.1f} |"
         )
-    print("# load average at the end: %.2f %.2f %.2f" % os.getloadavg())
+    print("# load average at the end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0
 
 
