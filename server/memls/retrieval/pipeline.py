@@ -55,12 +55,13 @@ class RetrievalConfig:
     # seed's own score, then MaxSim judges them: interactive LOO 0.749 / 0.817 / 0.888 against
     # 0.722 / 0.805 / 0.880 (in-sample) with 3 / 10 / 0.5, ~87 candidates a question instead
     # of 77. 20 seeds (late-tune-ideas-neighbours.txt: LOO 0.750 / 0.817 / 0.890) cost 129
-    # candidates and twice the time (benchmarks/results/neighbour-cost.txt) for nothing LOO sees.
+    # candidates and more time (benchmarks/results/neighbour-cost.txt: +24 ms p50 over
+    # 3 / 10 / 0.5 against +16 ms, load ~6) for nothing LOO sees.
     neighbours: int = 4  # add memories within N units of a top hit in its source
     neighbour_seeds: int = 10  # how many top fused hits lend their neighbours a place
     neighbour_weight: float = 1.0  # a neighbour's fused score: this share of its seed's
     # Without late interaction (depth none) the neighbours stay as before (3 / 10 / 0.5): at
-    # 4 / 20 / 0.85 they crowd the fused order (engine, dev split: R@5 0.548 against 0.611).
+    # 4 / 20 / 0.85 they crowd the fused order (engine, dev split: R@5 0.548 against 0.608).
     plain_neighbours: int = 3
     plain_neighbour_seeds: int = 10
     plain_neighbour_weight: float = 0.5
