@@ -84,8 +84,8 @@ class Detector:
                 for i, s in nearest:
                     if i in known and _before(known[i], row) and s > best.get(i, -2.0):
                         best[i] = s
-                ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
-                near.append([(i, s) for i, s in ranked[:CANDIDATES]])
+                nearest_first = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+                near.append([(i, s) for i, s in nearest_first[:CANDIDATES]])
         else:
             for row in rows:
                 scores = self.reads.bm25(seen, row["content"], CANDIDATES + 1)
