@@ -238,8 +238,7 @@ def main() -> int:
                 row["first_query_cold_ms"] = round(first_query(tmp, row["project"], cache), 1)
                 row["first_query_ms"] = round(
                     statistics.median(
-                        first_query(tmp, row["project"], cache)
-                        for _ in range(args.first_queries)
+                        first_query(tmp, row["project"], cache) for _ in range(args.first_queries)
                     ),
                     1,
                 )

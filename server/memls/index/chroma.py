@@ -48,6 +48,8 @@ class VectorIndex:
         self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._counts: dict[str, int] = {}  # per collection, kept while only we write (embedded)
+        self._writes: dict[str, int] = {}  # per collection: bumped before and after each write
+        self._count_lock = threading.Lock()
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -112,9 +114,11 @@ class VectorIndex:
 
     def upsert(self, project: str, ids: list[str], vectors, metas: list[dict]) -> None:
         if ids:
-            self.collection(project).upsert(ids=ids, embeddings=vectors, metadatas=metas)
-            self._counts.pop(collection_name(project, self.model_tag), None)  # after: a count
-            # read meanwhile by a query may be the old one
+            self._wrote(project)
+            try:
+                self.collection(project).upsert(ids=ids, embeddings=vectors, metadatas=metas)
+            finally:
+                self._wrote(project)
 
     def size(self, project: str) -> int:
         """How many vectors the project's collection holds (0 when it has none)."""
@@ -128,10 +132,20 @@ class VectorIndex:
         name = collection_name(project, self.model_tag)
         found = self._counts.get(name)
         if found is None:
+            writes = self._writes.get(name, 0)
             found = col.count()
-            if not self.url:
-                self._counts[name] = found
+            with self._count_lock:
+                if not self.url and self._writes.get(name, 0) == writes:
+                    self._counts[name] = found  # no write began or ended while we counted
         return found
+
+    def _wrote(self, project: str) -> None:
+        """Around every write of a collection (before and after): a count read meanwhile is
+        not remembered, and the one remembered before is forgotten."""
+        name = collection_name(project, self.model_tag)
+        with self._count_lock:
+            self._writes[name] = self._writes.get(name, 0) + 1
+            self._counts.pop(name, None)
 
     def update_meta(self, project: str, ids: list[str], metas: list[dict]) -> None:
         if not ids:
@@ -147,8 +161,11 @@ class VectorIndex:
     def delete(self, project: str, ids: list[str]) -> None:
         col = self.existing(project) if ids else None
         if col is not None:
-            col.delete(ids=ids)
-            self._counts.pop(collection_name(project, self.model_tag), None)
+            self._wrote(project)
+            try:
+                col.delete(ids=ids)
+            finally:
+                self._wrote(project)
 
     def nearest(
         self, project: str, vectors, n: int, where: dict, admit: Callable[[list[str]], set[str]]
