@@ -71,7 +71,9 @@ def _stems(phrase: str, keep_generic: bool = False) -> frozenset[str]:
         if not w or w in lx.STOPWORDS or w in lx.NEGATORS:
             continue
         s = stem(w)
-        if (s in GENERIC_STEMS and not keep_generic) or s in _FRAME_WORDS:
+        if (s in GENERIC_STEMS and not keep_generic) or (
+            s in _FRAME_WORDS and not w.endswith("tions")  # "migrations" is a thing
+        ):
             continue
         out.add(s)
     return frozenset(out)

@@ -372,6 +372,8 @@ def _periodic(clause: Clause, value: Value) -> bool:
     """A duration said as a period ("every 6 hours"), not as a length ("for 90 days")."""
     if value.kind != "duration":
         return False
+    if "<every>" in value.units:
+        return True  # "weekly", "every night", "once a week"
     at = clause.text.find(value.surface)
     return at > 0 and bool(_PERIOD.search(clause.text[:at]))
 
@@ -379,11 +381,14 @@ def _periodic(clause: Clause, value: Value) -> bool:
 def _parallel(cn: Clause, ce: Clause) -> bool:
     """The two clauses say the same thing of two different subjects: one run of words differs,
     at the same place ("Worker pods get 2 GiB" / "API pods get 512 MiB")."""
-    only_n = [k for k in cn.keys if k not in ce.keys]
-    only_e = [k for k in ce.keys if k not in cn.keys]
+    said = {stem(w) for v in (*cn.values, *ce.values) if _spoken(v) for w in v.surface.split()}
+    keys_n = tuple(k for k in cn.keys if k not in said)  # "weekly" / "every day" are values
+    keys_e = tuple(k for k in ce.keys if k not in said)
+    only_n = [k for k in keys_n if k not in keys_e]
+    only_e = [k for k in keys_e if k not in keys_n]
     if not only_n or not only_e:
         return False
-    slot_n, slot_e = _slot(cn.keys, only_n), _slot(ce.keys, only_e)
+    slot_n, slot_e = _slot(keys_n, only_n), _slot(keys_e, only_e)
     if slot_n is None or slot_e is None:
         return False
     return (slot_n[0] is not None and slot_n[0] == slot_e[0]) or (
@@ -391,8 +396,13 @@ def _parallel(cn: Clause, ce: Clause) -> bool:
     )
 
 
+def _spoken(value: Value) -> bool:
+    """A value said in words that stay subject words ("weekly", "every day", "Thursdays")."""
+    return value.kind == "weekday" or "<every>" in value.units
+
+
 #: Value kinds that measure one attribute whatever the words around them.
-_MEASURES = frozenset({"duration", "size", "percent", "port"})
+_MEASURES = frozenset({"duration", "size", "percent", "port", "weekday"})
 
 
 def _one_attribute(
@@ -406,11 +416,15 @@ def _one_attribute(
     "The HTTP client times out after 5 seconds" / "Outbound HTTP requests time out after 30
     seconds". A second measure of the kind on either side means two attributes."""
     for x, y in pairs:
-        if x.kind not in _MEASURES:
-            continue  # a count ("3 times") measures whatever its words say
+        if x.kind in _MEASURES:
+            same = (lambda v, w: v.kind == w.kind)  # noqa: E731
+        elif x.kind == "version":
+            same = (lambda v, w: v.kind == w.kind and _same_anchor(v.anchor, w.anchor))  # noqa: E731
+        else:
+            continue  # a bare count ("3 times") measures whatever its words say
         if (
-            sum(v.kind == x.kind for v in a.values) != 1
-            or sum(v.kind == y.kind for v in b.values) != 1
+            len({v.magnitude for v in a.values if same(v, x)}) != 1
+            or len({v.magnitude for v in b.values if same(v, y)}) != 1
         ):
             continue
         shared = (subject_n & subject_e) - GENERIC_STEMS
