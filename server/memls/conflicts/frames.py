@@ -72,7 +72,9 @@ def _stems(phrase: str, keep_generic: bool = False) -> frozenset[str]:
             continue
         s = stem(w)
         if (s in GENERIC_STEMS and not keep_generic) or (
-            s in _FRAME_WORDS and not w.endswith("tions")  # "migrations" is a thing
+            s in _FRAME_WORDS
+            and not w.endswith("tions")  # "migrations" is a thing
+            and w not in lx.FREQUENCY_ADVERBS  # "nightly" is no "last night"
         ):
             continue
         out.add(s)
@@ -312,6 +314,42 @@ def changes(text: str) -> tuple[Change, ...]:
     return tuple(found)
 
 
+# ------------------------------------------------------------------ decisions
+
+_DECIDE = re.compile(
+    r"^(?:[a-z]+:\s+)?(?:(?:we|the team|teams|all (?:\w+\s+)?(?:services|teams|repos))\s+"
+    r"(?:will\s+|shall\s+|now\s+|have\s+|has\s+)?(?:(?:decided|agreed|chosen|chose|opted)\s+"
+    r"to\s+)?|(?:always\s+)?(?=use\b))"
+    r"(?:use|adopt|adopted|chose|choose|chosen|go with|went with|standardi[sz]e on|"
+    r"standardi[sz]ed on|settle on|settled on|pick|picked|opt for|opted for|rely on)\s+"
+    r"(?P<b>[^,;]{1,60}?)\s+(?:for|as)\s+(?P<p>[^,;:()]{1,80}?)(?:[,;:(]|[.](?!\w)|$)"
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def decisions(text: str) -> tuple[Change, ...]:
+    """A decision for a thing for a job, without naming what it replaces: "We will use Kafka as
+    the event backbone for order events", "We chose gRPC for service-to-service calls", "Use
+    ruff for linting". Kind `decide`: `new` is the chosen thing, `subject` the job."""
+    if "use" not in text.casefold() and not _PICK_CUE.search(text):
+        return ()
+    out: list[Change] = []
+    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), _unlinked(text))):
+        plain = normalize(sentence).strip()
+        if not plain or plain.endswith("?"):
+            continue
+        m = _DECIDE.search(plain)
+        if m is None:
+            continue
+        new, job = _filler(m.group("b")), _stems(m.group("p"))
+        if new and job:
+            out.append(Change("decide", frozenset(), new, job, m.group(0)[:60], "decide", (), ()))
+    return tuple(out)
+
+
+_PICK_CUE = re.compile(r"\b(?:adopt|cho|go with|went with|standardi|settle|pick|opt|rely)", re.I)
+
+
 # ------------------------------------------------------------------ preferences
 
 _PREFER = re.compile(
@@ -456,5 +494,14 @@ def targets(text: str) -> frozenset[str]:
 
 def cache_clear() -> None:
     """Forget the memoised readings (benchmarks measure the uncached cost)."""
-    for function in (entities, changes, preferences, prohibitions, words, tokens, targets):
+    for function in (
+        entities,
+        changes,
+        decisions,
+        preferences,
+        prohibitions,
+        words,
+        tokens,
+        targets,
+    ):
         function.cache_clear()

@@ -162,9 +162,11 @@ def _code_only(text: str) -> bool:
 
 
 def lexical_similarity(a: Analysis, b: Analysis) -> float:
-    """Jaccard of content words (stemmed; numbers folded to their kind)."""
-    union = a.content | b.content
-    return len(a.content & b.content) / len(union) if union else 0.0
+    """Jaccard of content words (stemmed; numbers folded to their kind; a compound counts by
+    its parts too: "service-to-service" shares "service")."""
+    x, y = _with_parts(a.content), _with_parts(b.content)
+    union = x | y
+    return len(x & y) / len(union) if union else 0.0
 
 
 def gate(similarity: float, source: str) -> float:
@@ -258,6 +260,11 @@ def _signals(
     if "choice_change" not in found and (triggers := _named_swap(new, existing, names)):
         fire("choice_change", triggers)
     if "choice_change" not in found and (triggers := _typed_swap(new, existing, names)):
+        fire("choice_change", triggers)
+    if "choice_change" not in found and (
+        (triggers := _decided_swap(new, existing, names))
+        or (triggers := _decided_swap(existing, new, names[::-1]))
+    ):
         fire("choice_change", triggers)
     if "choice_change" in found and _told_before(new, existing, names):
         found.pop("choice_change")  # "renamed utils to common" / "... the common package"
@@ -560,6 +567,37 @@ def _typed_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
         ):
             return []
         return [kinds_n[kind], kinds_e[kind], kind]
+    return []
+
+
+def _decided_swap(
+    decided: str, other: str, names: tuple[frozenset[str], frozenset[str]]
+) -> list[str]:
+    """A decision for a thing for a job ("We chose gRPC for service-to-service calls") against
+    a short statement of the same job that names another thing and not the chosen one
+    ("Internal services talk to each other over JSON REST"): an implicit replacement."""
+    found = frames.decisions(decided)
+    if not found or frames.hedged(decided) or frames.hedged(other) or frames.additive(other):
+        return []
+    theirs = analyze(other)
+    if len(theirs.keys) > SHORT_TEXT_KEYS or any(c.past for c in theirs.clauses):
+        return []
+    stated = _with_parts(frames.words(other) | names[1])
+    for decision in found:
+        job = decision.subject - GENERIC_STEMS
+        if not _with_parts(job) & stated or _restated(decision.new, names[0], stated):
+            continue  # another job, or the other text already names the chosen thing
+        others = frozenset(
+            w
+            for w in names[1] - names[0] - _with_parts(job) - decision.new
+            if len(w) > 1 and w[:1].isalpha()
+        )
+        if not others:
+            continue
+        shared = (frames.words(decided) & frames.words(other)) - GENERIC_STEMS
+        if _modified_apart(frames.tokens(decided), frames.tokens(other), shared, names):
+            continue
+        return [decision.trigger, *sorted(others)[:3]]
     return []
 
 
