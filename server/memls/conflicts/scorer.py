@@ -577,7 +577,7 @@ def _decided_swap(
     a short statement of the same job that names another thing and not the chosen one
     ("Internal services talk to each other over JSON REST"): an implicit replacement."""
     found = frames.decisions(decided)
-    if not found or frames.hedged(decided) or frames.hedged(other) or frames.additive(other):
+    if not found or frames.changes(decided) or frames.hedged(decided) or frames.hedged(other) or frames.additive(other):
         return []
     theirs = analyze(other)
     if len(theirs.keys) > SHORT_TEXT_KEYS or any(c.past for c in theirs.clauses):
