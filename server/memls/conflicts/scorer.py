@@ -321,7 +321,9 @@ def _same_anchor(x: str, y: str) -> bool:
     if not x or not y:
         return False
     short, long = sorted((x, y), key=len)
-    return x == y or (len(short) >= 4 and long.startswith(short))
+    if "." in long and "." not in short:
+        long = stem(long.split(".")[0])  # "node.js" is node
+    return x == y or short == long or (len(short) >= 4 and long.startswith(short))
 
 
 def _equal(x: Value, y: Value) -> bool:
@@ -363,6 +365,7 @@ def _value_change(
     if anchors:  # the product is the shared subject of a version ("Django 5.0" / "Django 4.2")
         subject_n, subject_e = subject_n | anchors, subject_e | anchors
     pairs = [(x, y) for x, y in pairs if _periodic(cn, x) == _periodic(ce, y)]
+    pairs = [(x, y) for x, y in pairs if not _reading_and_bound(cn, x, ce, y)]
     if not pairs:
         return []  # "retained for 90 days" / "run every 6 hours": a lifetime and a period
     if not _same_subject(subject_n, subject_e, ignore) and not (
@@ -383,6 +386,27 @@ def _periodic(clause: Clause, value: Value) -> bool:
         return True  # "weekly", "every night", "once a week"
     at = clause.text.find(value.surface)
     return at > 0 and bool(_PERIOD.search(clause.text[:at]))
+
+
+_BOUND = re.compile(
+    r"\b(?:below|above|under|over|at least|at most|less than|more than|fewer than|no more than|"
+    r"up to|exceeds?|exceeding|minimum of|maximum of|max|min)\s+$"
+)
+_READING = re.compile(r"\b(?:today|currently|right now|at the moment|as of|so far|this week)\b")
+
+
+def _bound(clause: Clause, value: Value) -> bool:
+    at = clause.text.find(value.surface)
+    return at > 0 and bool(_BOUND.search(clause.text[:at]))
+
+
+def _reading_and_bound(cn: Clause, x: Value, ce: Clause, y: Value) -> bool:
+    """A measurement taken at a time ("coverage is 91% today") against a threshold ("CI fails
+    when coverage drops below 80 percent"): a reading within a rule, two attributes."""
+    return any(
+        _READING.search(c.text) is not None and not _bound(c, v) and _bound(d, w)
+        for c, v, d, w in ((cn, x, ce, y), (ce, y, cn, x))
+    )
 
 
 def _parallel(cn: Clause, ce: Clause) -> bool:
@@ -409,7 +433,7 @@ def _spoken(value: Value) -> bool:
 
 
 #: Value kinds that measure one attribute whatever the words around them.
-_MEASURES = frozenset({"duration", "size", "percent", "port", "weekday"})
+_MEASURES = frozenset({"duration", "size", "percent", "port", "weekday", "offset"})
 
 
 def _one_attribute(
@@ -434,7 +458,7 @@ def _one_attribute(
             or len({v.magnitude for v in b.values if same(v, y)}) != 1
         ):
             continue
-        shared = (subject_n & subject_e) - GENERIC_STEMS
+        shared = ((subject_n | a.joined) & (subject_e | b.joined)) - GENERIC_STEMS
         if shared and len(a.keys) <= SHORT_TEXT_KEYS and len(b.keys) <= SHORT_TEXT_KEYS:
             return True
     return False

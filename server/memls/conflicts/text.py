@@ -131,6 +131,8 @@ class Analysis(NamedTuple):
     content: frozenset[str]
     keys: frozenset[str]
     qualifiers: tuple[frozenset[str], ...]
+    joined: frozenset[str] = frozenset()  # verb + particle written as one word ("time out"
+    #                                       -> timeout, "backed up" -> backup)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -148,6 +150,21 @@ def analyze(text: str) -> Analysis:
         content=frozenset(w for c in clauses for w in c.content),
         keys=all_keys,
         qualifiers=tuple(all_keys & cls for cls in QUALIFIER_STEMS),
+        joined=_joined(normalize(text)),
+    )
+
+
+_PARTICLES = frozenset("out up off down".split())  # "on", "in": prepositions ("runs on")
+
+
+def _joined(text: str) -> frozenset[str]:
+    """A verb and its particle as one word: "times out" / "timeout", "backed up" / "backup"."""
+    words = [w.strip(".,:;'\"()") for w in text.split()]
+    return frozenset(
+        stem(joined)
+        for w, nxt in zip(words, words[1:])
+        if nxt in _PARTICLES and w.isalpha() and w not in lx.STOPWORDS
+        for joined in (w + nxt, stem(w) + nxt, stem(w) + "e" + nxt)
     )
 
 
@@ -433,6 +450,11 @@ def _frequencies(words: list[str]) -> tuple[list[Value], set[int]]:
         if j < n and words[j] in lx.ORDINAL_STEPS:
             step, j = lx.ORDINAL_STEPS[words[j]], j + 1
         noun = words[j] if j < n else ""
+        if times == 1 and (day := _weekday(noun)) is not None:  # "every other Friday"
+            out.append(Value("weekday", float(day), "", frozenset(), noun))
+            out.append(Value("duration", 7 * 86400.0 * step, "", _EVERY, " ".join(words[i:j + 1])))
+            used.update(range(i, j + 1))
+            continue
         noun = noun[:-1] if noun.endswith("s") and noun[:-1] in lx.PERIOD_NOUNS else noun
         if noun in lx.PERIOD_NOUNS:
             out.append(
