@@ -113,7 +113,7 @@ FRAME_MIN_SHARE = 0.5
 #: Relative tolerance for sizes and durations (10 MB vs 10 MiB, a year vs 12 months).
 #: Ports, counts, versions, percentages and clock times compare exactly.
 VALUE_TOLERANCE = 0.05
-_TOLERANT_KINDS = frozenset({"size", "duration", "offset"})
+_TOLERANT_KINDS = frozenset({"size", "duration", "offset", "rate"})
 _NEGATIVE_STEMS = frozenset(stem(w) for w in lx.NEGATIVE_MEMBERS)
 
 
@@ -313,6 +313,8 @@ def _comparable(x: Value, y: Value) -> bool:
         return _same_anchor(x.anchor, y.anchor)
     if x.kind == "count":
         return not x.units or not y.units or bool(x.units & y.units)
+    if x.kind == "rate":
+        return bool(x.units & y.units)
     return True
 
 
@@ -449,6 +451,11 @@ def _one_attribute(
     for x, y in pairs:
         if x.kind in _MEASURES:
             same = (lambda v, w: v.kind == w.kind)  # noqa: E731
+        elif x.kind == "rate":
+            each = {u[1:] for u in x.units | y.units if u.startswith("/")}
+            if not each <= (a.keys & b.keys) | frozenset(u[1:] for u in x.units & y.units):
+                continue  # "per token" / "anonymous clients": a rate of another thing
+            same = (lambda v, w: v.kind == w.kind and bool(v.units & w.units))  # noqa: E731
         elif x.kind == "version":
             same = (lambda v, w: v.kind == w.kind and _same_anchor(v.anchor, w.anchor))  # noqa: E731
         else:

@@ -377,6 +377,11 @@ def _bare(words: list[str], stems: list[str], i: int, n: int, port_cue: bool) ->
         return Value("version", (n,), _anchor(words, stems, i) or "", frozenset(), w)
     units = _count_units(words, stems, i)
     if units:
+        k = i + 1 + len(units)
+        per = _per(words, k)
+        if per:  # "100 requests per minute"; "... per token": a rate of each token
+            each = words[k + 3] if k + 3 < len(words) and words[k + 2] == "per" else ""
+            return Value("rate", n / per, "", units | ({f"/{stem(each)}"} if each else set()), w)
         return Value("count", float(n), "", units, w)
     j = i - 2 if prev == "to" else i - 1
     if (
@@ -468,6 +473,14 @@ def _frequencies(words: list[str]) -> tuple[list[Value], set[int]]:
             )
             used.update(range(i, j + 1))
     return out, used
+
+
+def _per(words: list[str], k: int) -> float:
+    """Seconds of the period after a counted noun ("per minute", "an hour", "each day"), or 0."""
+    if k + 1 >= len(words) or words[k] not in ("per", "a", "an", "each", "every", "/"):
+        return 0.0
+    unit = lx.UNITS.get(words[k + 1])
+    return unit[1] if unit is not None and unit[0] == "duration" else 0.0
 
 
 def _count_units(words: list[str], stems: list[str], i: int) -> frozenset[str]:
