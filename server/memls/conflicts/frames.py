@@ -161,6 +161,8 @@ _CUES = tuple(
         r"\b(?:no longer|not anymore|stop|quit|ceased)",
         r"\b(?:remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|rid of)",
         r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|gone|closed|unsupported)\b",
+        r"\b(?:away from|left|took over|taken over|takes over)\b",
+        r"\b(?:took over|taken over|takes over)\b",
     )
 )
 """One cheap check per frame below, in order: the frame is tried only where its cue is."""
@@ -223,6 +225,14 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "remove",
             rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|will be|are being|is being)\s+(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased out|gone|closed|unsupported)\b",  # noqa: E501
         ),
+        (
+            "remove",
+            rf"(?:\b(?:we|they|the team|teams?)\s+(?:have\s+|had\s+)?left|\b(?:moved|moving|migrated|migrating|migration|move|migrate|transition|transitioned)\s+away\s+from)\s+{_A}{_END}",  # noqa: E501
+        ),
+        (
+            "replace",
+            rf"(?:^|\b(?:the|our|a|an)\s+)?{_B}\s+(?:has|have|had)?\s*(?:took|taken|takes)\s+over\s+(?:(?!from\b)[^,;]{{0,40}}?\s+)?from\s+{_A}{_END}",  # noqa: E501
+        ),
     )
 )
 
@@ -235,13 +245,14 @@ def _marker(phrase: str) -> str:
         r"rebuilt|ported|removed?|dropped|drop|decomm?iss?ion\w*|retired?|"
         r"deprecated|deleted?|stopped|stop|switch\w*|mov\w+|migrat\w+|"
         r"chang\w+|passed|handed|transferred|upgrad\w+|supersed\w+|gone|"
-        r"(?:got|get|getting) rid of|now)\b",
+        r"(?:got|get|getting) rid of|away from|left|took over|taken over|takes over|now)\b",
         phrase,
     ):
         return m.group(1)
     return phrase.split()[0] if phrase.split() else ""
 
 
+_SELF = re.compile(r"^(?:this|it)(?:\s+(?:adr|record|decision|change|pr|document|note|rfc))?$")
 _HYPOTHETICAL = re.compile(r"\b(?:would|could|might|may|if|unless|whether)\b")
 _TRIM = re.compile(
     r"^(?:(?:the|our|a|an|all|any|its|their|every|of|as|support for|use of|"
@@ -255,7 +266,7 @@ _CHANGE_CUE = re.compile(
     r"rather|in place|in favou?r|replac|swap|substitut|supersed|succeed|took over|takes over|"
     r"renam|now|rewr|rebuil|re-?implement|rework|recreat|redone|no longer|not anymore|stop|"
     r"quit|ceas|remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|upgrad|rid of|"
-    r"gone|closed|unsupported)",
+    r"gone|closed|unsupported|away from|left|took over|taken over|takes over)",
     re.IGNORECASE,
 )
 _PREFERENCE_CUE = re.compile(r"\b(?:over|to|rather than|instead of|above|before)\b")
@@ -283,6 +294,8 @@ def changes(text: str) -> tuple[Change, ...]:
                 groups = m.groupdict()
                 old = _filler(groups.get("a") or "")
                 new = _filler(groups.get("b") or "")
+                if _SELF.match(groups.get("b") or ""):
+                    new = frozenset()  # "This ADR supersedes ADR-0007": the text itself
                 if not old and not new:
                     continue
                 subject = _stems(plain) - old - new

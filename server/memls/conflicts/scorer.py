@@ -777,7 +777,9 @@ def _change_frame(
             if _share(key, stated) < FRAME_MIN_SHARE or not all(
                 w in stated
                 for w in key | change.old
-                if frames.identifier(w) and (w in key or w[:1].isdigit())
+                if frames.identifier(w)
+                and not _compound(w)
+                and (w in key or w[:1].isdigit())
             ):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
             scope = change.scope
@@ -825,8 +827,15 @@ def _scoped_apart(scope: tuple[str, ...], existing: str, stated: frozenset[str])
 
 def _with_parts(words: frozenset[str]) -> frozenset[str]:
     """Stems and the stemmed parts of compounds ("unit-test" -> unit, test; "acme/gateway-chart"
-    -> acme, gateway, chart)."""
-    return words | frozenset(stem(p) for w in words for p in re.split(r"[-/]", w) if p and p != w)
+    -> acme, gateway-chart, gateway, chart)."""
+    return words | frozenset(
+        stem(p) for w in words for p in re.split(r"[-/]", w) + w.split("/") if p and p != w
+    )
+
+
+def _compound(word: str) -> bool:
+    """Words joined by hyphens ("self-managed"): a compound, not an identifier like "v1"."""
+    return "-" in word and word.replace("-", "").isalpha()
 
 
 def _told_before(new: str, existing: str, names: tuple[frozenset[str], frozenset[str]]) -> bool:
