@@ -714,9 +714,12 @@ def _preference_swap(new: str, existing: str) -> list[str]:
     """'A over B' against 'B over A' (order-sensitive preferences)."""
     for pa, pb, phrase_n in frames.preferences(new):
         for qa, qb, phrase_e in frames.preferences(existing):
+            crossed = (_overlap(pa, qb) >= 0.5 and _overlap(pa, qa) < 0.5) or (
+                _overlap(pb, qa) >= 0.5 and _overlap(pb, qb) < 0.5
+            )  # what one prefers, the other ranks below something: "the managed service over
+            #    running it ourselves" / "self-hosting to managed services"
             if (
-                _overlap(pa, qb) >= 0.5
-                and _overlap(pb, qa) >= 0.5
+                crossed
                 and _overlap(pa, qa) < 0.5
                 and _overlap(pb, qb) < 0.5
                 and not _scoped_preferences(new, existing, pa | pb, qa | qb)
