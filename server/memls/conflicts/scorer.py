@@ -518,12 +518,38 @@ def _choice_change(
         max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS
         or max(len(a.keys), len(b.keys)) > SHORT_TEXT_KEYS
     )
+    if _relation(cn, fill_n) != _relation(ce, fill_e) and None not in (
+        _relation(cn, fill_n),
+        _relation(ce, fill_e),
+    ):
+        return []  # "live in the database" / "cleaned up after a release": two relations
     if long and not (set(fill_n) & names[0] and set(fill_e) & names[1]):
         return []  # in a long sentence only named things are alternatives for a slot
     return [cn.surface[k] for k in fill_n] + [ce.surface[k] for k in fill_e]
 
 
 _FOR_PHRASE = re.compile(r"\bfor\s+(?:(?:the|our|a|an|all|each|every)\s+)?(?P<first>[^\s,;.]+)")
+
+
+_RELATIONS = frozenset(
+    "in into on onto at to from with by via through over under after before for as using".split()
+)
+_DETERMINERS = frozenset("the a an our their its this that each every all some".split())
+
+
+def _relation(clause: Clause, fill: list[str]) -> str | None:
+    """The preposition that introduces a slot filler ("stored [in] UTC", "log [to] stdout"):
+    the nearest one before the filler's last word, not further than two words before its
+    first. None without one."""
+    words = [w.strip(".,:;()`'\"") for w in clause.text.split()]
+    spots = [i for k in fill for i, w in enumerate(words) if w == clause.surface.get(k)]
+    if not spots:
+        return None
+    first, last = min(spots), max(spots)
+    for j in range(last - 1, max(-1, first - 3), -1):
+        if words[j] in _RELATIONS:
+            return words[j]
+    return None
 
 
 def _in_for_phrase(clause: Clause, fill: list[str]) -> bool:
