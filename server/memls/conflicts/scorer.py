@@ -394,6 +394,10 @@ _BOUND = re.compile(
     r"\b(?:below|above|under|over|at least|at most|less than|more than|fewer than|no more than|"
     r"up to|exceeds?|exceeding|minimum of|maximum of|max|min)\s+$"
 )
+#: Words of a norm: a value that is a rule ("the coverage gate is 80%"), not a reading.
+_NORM = re.compile(
+    r"\b(?:gate|threshold|limit|minimum|maximum|target|budget|cap|must|required|fails?)\b"
+)
 _READING = re.compile(r"\b(?:today|currently|right now|at the moment|as of|so far|this week)\b")
 
 
@@ -406,7 +410,10 @@ def _reading_and_bound(cn: Clause, x: Value, ce: Clause, y: Value) -> bool:
     """A measurement taken at a time ("coverage is 91% today") against a threshold ("CI fails
     when coverage drops below 80 percent"): a reading within a rule, two attributes."""
     return any(
-        _READING.search(c.text) is not None and not _bound(c, v) and _bound(d, w)
+        _READING.search(c.text) is not None
+        and not _bound(c, v)
+        and (_bound(d, w) or _NORM.search(d.text) is not None)
+        and _READING.search(d.text) is None
         for c, v, d, w in ((cn, x, ce, y), (ce, y, cn, x))
     )
 
@@ -487,6 +494,8 @@ def _choice_change(
         return []  # "also"/"too" adds; differing values mean a second difference
     if cn.values and ce.values and _values_rule_out_a_swap(cn, ce):
         return []
+    if bool(cn.values) != bool(ce.values) and len(set(cn.keys) & set(ce.keys)) < 3:
+        return []  # "enforces a 30 second timeout" / "terminates TLS": a measure is no filler
     shared = set(cn.keys) & set(ce.keys)
     only_n = [k for k in cn.keys if k not in shared]
     only_e = [k for k in ce.keys if k not in shared]
@@ -518,11 +527,8 @@ def _choice_change(
         max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS
         or max(len(a.keys), len(b.keys)) > SHORT_TEXT_KEYS
     )
-    if _relation(cn, fill_n) != _relation(ce, fill_e) and None not in (
-        _relation(cn, fill_n),
-        _relation(ce, fill_e),
-    ):
-        return []  # "live in the database" / "cleaned up after a release": two relations
+    if (_relation(cn, fill_n) in _WHEN) != (_relation(ce, fill_e) in _WHEN):
+        return []  # "live in the database" / "cleaned up after a release": where vs when
     if long and not (set(fill_n) & names[0] and set(fill_e) & names[1]):
         return []  # in a long sentence only named things are alternatives for a slot
     return [cn.surface[k] for k in fill_n] + [ce.surface[k] for k in fill_e]
@@ -534,7 +540,8 @@ _FOR_PHRASE = re.compile(r"\bfor\s+(?:(?:the|our|a|an|all|each|every)\s+)?(?P<fi
 _RELATIONS = frozenset(
     "in into on onto at to from with by via through over under after before for as using".split()
 )
-_DETERMINERS = frozenset("the a an our their its this that each every all some".split())
+#: Prepositions of time: a filler they open says when, not what or where.
+_WHEN = frozenset("after before during until since".split())
 
 
 def _relation(clause: Clause, fill: list[str]) -> str | None:
