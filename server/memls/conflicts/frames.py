@@ -472,11 +472,16 @@ _ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides)
 @functools.lru_cache(maxsize=1024)
 def tokens(text: str) -> tuple[str, ...]:
     """The stems of `text` in order, stopwords kept as "" (a modifier needs a neighbour)."""
+    plain = _CODE.sub(lambda m: m.group(1), text)
+    shouted = {w.casefold() for w in _SHOUT.findall(plain)}  # "US", "IT": names, not pronouns
     out = []
-    for w in _WORD.findall(normalize(_CODE.sub(lambda m: m.group(1), text))):
+    for w in _WORD.findall(normalize(plain)):
         w = w.strip(".,:;'\"()").rstrip("-")
-        out.append("" if not w or w in lx.STOPWORDS else stem(w))
+        out.append("" if not w or (w in lx.STOPWORDS and w not in shouted) else stem(w))
     return tuple(out)
+
+
+_SHOUT = re.compile(r"\b[A-Z]{2,}\b")
 
 
 def hedged(text: str) -> bool:

@@ -501,6 +501,9 @@ def _choice_change(
     only_e = [k for k in ce.keys if k not in shared]
     if len(shared) < 2 or not only_n or not only_e:
         return []
+    if shared <= names[0] | names[1]:
+        return []  # only the named thing is shared ("Argo CD uses ..." / "... by Argo CD"): two
+        #            things said of it, not two fillers of one slot
     if max(len(only_n), len(only_e)) > MAX_SLOT_WORDS:
         return []
     slot_n, slot_e = _slot(cn.keys, only_n), _slot(ce.keys, only_e)
