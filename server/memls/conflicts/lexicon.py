@@ -87,6 +87,11 @@ PAST_MARKERS: tuple[str, ...] = (
     "in the past",
     "years ago",
     "ago",
+    "initially",
+    "at first",
+    "first version",
+    "early days",
+    "at the time",
 )
 
 # The new text adds to the old one instead of replacing it.

@@ -153,11 +153,12 @@ def score_pair(
     )
 
 
-_CODE_LINE = re.compile(r"^\s*(?:`[^`]+`|```.*```)\s*$", re.DOTALL)
+_CODE_LINE = re.compile(r"^\s*(?:`[^`]+`|```.*```|\|.*\|)\s*$", re.DOTALL)
 
 
 def _code_only(text: str) -> bool:
-    """A line that is only code (`uv run pytest -q`) shows a command, it claims nothing."""
+    """A line that is only code (`uv run pytest -q`) or a table row (`| Postgres | 15 |`)
+    shows something, it claims nothing."""
     return bool(_CODE_LINE.match(text))
 
 
