@@ -145,7 +145,7 @@ _NEAR_B = r"(?<![\w#@$-])(?P<b>(?:\S+\s+){0,3}?\S+?)"
 _CUES = tuple(
     re.compile(c)
     for c in (
-        r"\b(?:from|off)\b",
+        r"\b(?:from|off|out of)\b",
         r"\b(?:from|off)\b",
         r"\b(?:instead of|rather than|in place of|in favou?r of)\b",
         r"\b(?:replac|swap|substitut)",
@@ -172,7 +172,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for kind, pattern in (
         (
             "replace",
-            rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?(?:from|off)\s+{_A}\s+(?:and\s+)?(?:to|onto|into|over to)\s+{_B}{_END}",  # noqa: E501
+            rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?(?:from|off|out of)\s+{_A}\s+(?:and\s+)?(?:to|onto|into|over to)\s+{_B}{_END}",  # noqa: E501
         ),
         ("replace", rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?(?:from|off)\s+{_A}{_END}"),
         (
@@ -206,7 +206,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "rewrite",
-            rf"\b(?:is|are)\s+now\s+(?:implemented|written|built|done|handled|managed|run|served|hosted|stored|kept|cut|sent|shipped|signed|hashed|maintained|routed|signed|released|published)\s+(?:in|with|by|on|at|through|via|using|from|to|as)\s+{_B}{_END}",
+            rf"\b(?:(?:is|are)\s+now\s+(?:implemented|written|built|done|handled|managed|run|served|hosted|stored|kept|cut|sent|shipped|signed|hashed|maintained|routed|signed|released|published|powered)|now\s+(?:runs|run|lives|live|goes|go|sits|sit|happens|happen|flows|flow))\s+(?:in|with|by|on|at|through|via|using|from|to|as)\s+{_B}{_END}",
         ),
         (
             "adopt",

@@ -371,8 +371,9 @@ def _value_change(
     pairs = [(x, y) for x, y in pairs if not _reading_and_bound(cn, x, ce, y)]
     if not pairs:
         return []  # "retained for 90 days" / "run every 6 hours": a lifetime and a period
+    spelled = bool(a.joined & set(ce.keys) or b.joined & set(cn.keys))  # "time out"/"timeout"
     if not _same_subject(subject_n, subject_e, ignore) and not (
-        _one_attribute(pairs, subject_n, subject_e, a, b) and not _parallel(cn, ce)
+        _one_attribute(pairs, cn, ce, subject_n, subject_e, a, b) and (spelled or not _parallel(cn, ce))
     ):
         return []
     return [t for x, y in pairs for t in (x.surface, y.surface)]
@@ -446,8 +447,19 @@ def _spoken(value: Value) -> bool:
 _MEASURES = frozenset({"duration", "size", "percent", "port", "weekday", "offset"})
 
 
+_NO_NAMES: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+
+def _wordy(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """Tokens without bare numbers ("100 requests"): a value is what differs, not a modifier
+    of a subject; identifiers with digits ("v1 clients") stay."""
+    return tuple("" if t.replace(".", "").replace(",", "").isdigit() else t for t in tokens)
+
+
 def _one_attribute(
     pairs: list[tuple[Value, Value]],
+    cn: Clause,
+    ce: Clause,
     subject_n: set[str],
     subject_e: set[str],
     a: Analysis,
@@ -474,6 +486,14 @@ def _one_attribute(
         ):
             continue
         shared = ((subject_n | a.joined) & (subject_e | b.joined)) - GENERIC_STEMS
+        head = next((k for k in cn.keys if k in shared), None)  # the first shared word
+        if head and _modified_apart(
+            _wordy(frames.tokens(cn.text)),
+            _wordy(frames.tokens(ce.text)),
+            frozenset({head}),
+            _NO_NAMES,
+        ):
+            continue  # "the lint job" / "the test job": two subjects
         if shared and len(a.keys) <= SHORT_TEXT_KEYS and len(b.keys) <= SHORT_TEXT_KEYS:
             return True
     return False
@@ -727,7 +747,14 @@ def _forbidden(rule: str, other: str, names: tuple[frozenset[str], frozenset[str
     clauses = analyze(other).clauses
     for thing, phrase in found:
         hit = thing & stated
-        if len(hit) < 2 and not (hit == thing and all(frames.identifier(w) for w in hit)):
+        compound = any(
+            _compound(w) and thing <= _with_parts(frozenset({w})) for w in frames.words(other)
+        )  # "default exports" / "default-exported": the thing named as one compound
+        if (
+            len(hit) < 2
+            and not (hit == thing and all(frames.identifier(w) for w in hit))
+            and not compound
+        ):
             continue  # one common word ("credentials", "Redis") is a topic, not the act
         if any(
             (c.negators or c.past or _negative(c)) and hit & _with_parts(frozenset(c.content))

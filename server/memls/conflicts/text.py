@@ -29,7 +29,9 @@ _DOTTED = re.compile(r"^v?(\d{1,6}(?:\.\d{1,6})+)/?$")
 _V_TAG = re.compile(r"^v(\d{1,6})/?$")
 _NUMBER = re.compile(r"^\d{1,12}(?:\.\d{1,6})?$")
 _GLUED = re.compile(r"^(\d{1,12}(?:\.\d{1,6})?)([a-z%]+)$")
-_HYPHENED = re.compile(r"^(\d{1,12})-([a-z]+)$")
+_HYPHENED = re.compile(
+    r"^(\d{1,12}|one|two|three|four|five|six|seven|eight|nine|ten|twelve)-([a-z]+)$"
+)
 
 
 _EMPHASIS = re.compile(r"(?<![\w])_+|_+(?![\w])")
@@ -314,7 +316,13 @@ def _values(words: list[str], stems: list[str]) -> tuple[list[Value], set[int]]:
             if unit not in lx.UNITS:
                 continue
         elif m := _HYPHENED.match(w):
-            out.append(Value("count", float(m.group(1)), "", frozenset({stem(m.group(2))}), w))
+            amount, noun = m.group(1), m.group(2)
+            number = float(lx.WORD_NUMBERS.get(amount, 0) or amount)
+            unit = lx.UNITS.get(noun) or lx.UNITS.get(noun + "s")
+            if unit is not None and unit[0] in ("duration", "size"):  # "two-week sprints"
+                out.append(Value(unit[0], number * unit[1], "", frozenset(), w))
+            else:
+                out.append(Value("count", number, "", frozenset({stem(noun)}), w))
             used.add(i)
             continue
         elif _NUMBER.match(w) and nxt in lx.UNITS:
