@@ -160,7 +160,7 @@ _CUES = tuple(
         r"\bno longer\s",
         r"\b(?:no longer|not anymore|stop|quit|ceased)",
         r"\b(?:remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|rid of)",
-        r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|gone|closed|unsupported)\b",
+        r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|gone|closed|unsupported|shut down|torn down|taken down)\b",
         r"\b(?:away from|left|took over|taken over|takes over)\b",
         r"\b(?:took over|taken over|takes over)\b",
     )
@@ -223,7 +223,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "remove",
-            rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|will be|are being|is being)\s+(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased out|gone|closed|unsupported)\b",  # noqa: E501
+            rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|will be|are being|is being)\s+(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased out|gone|closed|unsupported|shut down|torn down|taken down)\b",  # noqa: E501
         ),
         (
             "remove",
@@ -266,7 +266,8 @@ _CHANGE_CUE = re.compile(
     r"rather|in place|in favou?r|replac|swap|substitut|supersed|succeed|took over|takes over|"
     r"renam|now|rewr|rebuil|re-?implement|rework|recreat|redone|no longer|not anymore|stop|"
     r"quit|ceas|remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|upgrad|rid of|"
-    r"gone|closed|unsupported|away from|left|took over|taken over|takes over)",
+    r"gone|closed|unsupported|away from|left|took over|taken over|takes over|shut down|"
+    r"torn down|taken down)",
     re.IGNORECASE,
 )
 _PREFERENCE_CUE = re.compile(r"\b(?:over|to|rather than|instead of|above|before)\b")
@@ -414,6 +415,7 @@ _FORBID = re.compile(
     r"(?P<verbal>\b(?:do not|don't|does not|doesn't|never|must not|mustn't|should not|"
     r"shouldn't|cannot|can't|may not)\s+(?:\w+ly\s+)?(?P<verb>[\w-]+)\s+)"
     r"|(?P<nominal>^(?:[a-z]+:\s+)?(?:there (?:is|are) )?no\s+(?:more\s+)?)"
+    r"|(?P<avoid>^(?:[a-z]+:\s+)?(?:always\s+|please\s+)?avoid(?:\s+using)?\s+)"
 )
 #: Where the forbidden thing ends: a preposition or a connective opens its circumstances.
 _OBJECT_END = re.compile(
