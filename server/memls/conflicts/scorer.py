@@ -293,7 +293,7 @@ def _negation(cn: Clause, ce: Clause, ignore: frozenset[str]) -> list[str]:
 
 
 def _antonyms(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
-    hits = set()
+    hits = _prefixed_opposites(cn, ce)
     for x, y in ANTONYMS:
         for p, q in ((x, y), (y, x)):
             if (
@@ -304,6 +304,24 @@ def _antonyms(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
                 and not (p in cn.scoped and q in ce.scoped)
             ):
                 hits.add((p, q))
+    return hits
+
+
+_NOT_PREFIXES = ("un", "non-", "non", "in")
+
+
+def _prefixed_opposites(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
+    """A word and its negated form ("signed" / "unsigned", "blocking" / "non-blocking"): the
+    morphology of an opposite, not a list of words."""
+    hits = set()
+    for x, y, keys_x, keys_y in ((cn, ce, set(cn.keys), set(ce.keys)), (ce, cn, set(ce.keys), set(cn.keys))):
+        for k in keys_x:
+            if len(k) < 4 or k in keys_y:
+                continue
+            for prefix in _NOT_PREFIXES:
+                neg = prefix + k
+                if neg in keys_y and neg not in keys_x and (prefix != "in" or len(k) >= 6):
+                    hits.add((k, neg) if x is cn else (neg, k))
     return hits
 
 
