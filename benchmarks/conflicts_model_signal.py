@@ -36,9 +36,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from memls.conflicts import lexicon as lx  # noqa: E402
-from memls.conflicts.scorer import score_pair  # noqa: E402
-from memls.conflicts.text import normalize, stem  # noqa: E402
+from memls.conflicts import lexicon as lx
+from memls.conflicts.scorer import score_pair
+from memls.conflicts.text import normalize, stem
 
 DATA = ROOT / "benchmarks" / "data" / "conflict_pairs"
 OPEN = ("dev", "test", "test2")
@@ -106,9 +106,7 @@ def features(rows: list[dict], runtime) -> tuple[list[dict], dict]:
                 "label": bool(r["contradiction"]),
                 "rule": score_pair(new, old).contradiction,
                 "cos": float(vectors[new] @ vectors[old]),
-                "diff_cos": float(
-                    vectors[differing(new, old)] @ vectors[differing(old, new)]
-                ),
+                "diff_cos": float(vectors[differing(new, old)] @ vectors[differing(old, new)]),
                 "align_new": float(best_new.mean()),
                 "align_old": float(best_old.mean()),
                 "new_share": float((best_new < 0.8).mean()),

@@ -160,7 +160,8 @@ _CUES = tuple(
         r"\bno longer\s",
         r"\b(?:no longer|not anymore|stop|quit|ceased)",
         r"\b(?:remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|rid of)",
-        r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|gone|closed|unsupported|shut down|torn down|taken down)\b",
+        r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|"
+        r"gone|closed|unsupported|shut down|torn down|taken down)\b",
         r"\b(?:away from|left|took over|taken over|takes over)\b",
         r"\b(?:took over|taken over|takes over)\b",
     )
@@ -231,7 +232,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "replace",
-            rf"(?:^|\b(?:the|our|a|an)\s+)?{_B}\s+(?:has|have|had)?\s*(?:took|taken|takes)\s+over\s+(?:(?!from\b)[^,;]{{0,40}}?\s+)?from\s+{_A}{_END}",  # noqa: E501
+            rf"(?:^|\b(?:the|our|a|an)\s+)?{_B}\s+(?:has|have|had)?\s*(?:took|taken|takes)\s+over\s+(?:(?!from\b)[^,;]{{0,40}}?\s+)?from\s+{_A}{_END}",
         ),
     )
 )

@@ -314,7 +314,10 @@ def _prefixed_opposites(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
     """A word and its negated form ("signed" / "unsigned", "blocking" / "non-blocking"): the
     morphology of an opposite, not a list of words."""
     hits = set()
-    for x, y, keys_x, keys_y in ((cn, ce, set(cn.keys), set(ce.keys)), (ce, cn, set(ce.keys), set(cn.keys))):
+    for x, _, keys_x, keys_y in (
+        (cn, ce, set(cn.keys), set(ce.keys)),
+        (ce, cn, set(ce.keys), set(cn.keys)),
+    ):
         for k in keys_x:
             if len(k) < 4 or k in keys_y:
                 continue
@@ -391,7 +394,8 @@ def _value_change(
         return []  # "retained for 90 days" / "run every 6 hours": a lifetime and a period
     spelled = bool(a.joined & set(ce.keys) or b.joined & set(cn.keys))  # "time out"/"timeout"
     if not _same_subject(subject_n, subject_e, ignore) and not (
-        _one_attribute(pairs, cn, ce, subject_n, subject_e, a, b) and (spelled or not _parallel(cn, ce))
+        _one_attribute(pairs, cn, ce, subject_n, subject_e, a, b)
+        and (spelled or not _parallel(cn, ce))
     ):
         return []
     return [t for x, y in pairs for t in (x.surface, y.surface)]
@@ -488,14 +492,14 @@ def _one_attribute(
     seconds". A second measure of the kind on either side means two attributes."""
     for x, y in pairs:
         if x.kind in _MEASURES:
-            same = (lambda v, w: v.kind == w.kind)  # noqa: E731
+            same = lambda v, w: v.kind == w.kind  # noqa: E731
         elif x.kind == "rate":
             each = {u[1:] for u in x.units | y.units if u.startswith("/")}
             if not each <= (a.keys & b.keys) | frozenset(u[1:] for u in x.units & y.units):
                 continue  # "per token" / "anonymous clients": a rate of another thing
-            same = (lambda v, w: v.kind == w.kind and bool(v.units & w.units))  # noqa: E731
+            same = lambda v, w: v.kind == w.kind and bool(v.units & w.units)  # noqa: E731
         elif x.kind == "version":
-            same = (lambda v, w: v.kind == w.kind and _same_anchor(v.anchor, w.anchor))  # noqa: E731
+            same = lambda v, w: v.kind == w.kind and _same_anchor(v.anchor, w.anchor)  # noqa: E731
         else:
             continue  # a bare count ("3 times") measures whatever its words say
         if (
@@ -683,7 +687,13 @@ def _decided_swap(
     a short statement of the same job that names another thing and not the chosen one
     ("Internal services talk to each other over JSON REST"): an implicit replacement."""
     found = frames.decisions(decided)
-    if not found or frames.changes(decided) or frames.hedged(decided) or frames.hedged(other) or frames.additive(other):
+    if (
+        not found
+        or frames.changes(decided)
+        or frames.hedged(decided)
+        or frames.hedged(other)
+        or frames.additive(other)
+    ):
         return []
     theirs = analyze(other)
     if len(theirs.keys) > SHORT_TEXT_KEYS or any(c.past for c in theirs.clauses):
@@ -862,9 +872,7 @@ def _change_frame(
             if _share(key, stated) < FRAME_MIN_SHARE or not all(
                 w in stated
                 for w in key | change.old
-                if frames.identifier(w)
-                and not _compound(w)
-                and (w in key or w[:1].isdigit())
+                if frames.identifier(w) and not _compound(w) and (w in key or w[:1].isdigit())
             ):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
             scope = change.scope

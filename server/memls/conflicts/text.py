@@ -317,12 +317,12 @@ def _values(words: list[str], stems: list[str]) -> tuple[list[Value], set[int]]:
                 continue
         elif m := _HYPHENED.match(w):
             amount, noun = m.group(1), m.group(2)
-            number = float(lx.WORD_NUMBERS.get(amount, 0) or amount)
-            unit = lx.UNITS.get(noun) or lx.UNITS.get(noun + "s")
-            if unit is not None and unit[0] in ("duration", "size"):  # "two-week sprints"
-                out.append(Value(unit[0], number * unit[1], "", frozenset(), w))
+            count = float(lx.WORD_NUMBERS.get(amount, 0) or amount)
+            measure = lx.UNITS.get(noun) or lx.UNITS.get(noun + "s")
+            if measure is not None and measure[0] in ("duration", "size"):  # "two-week sprints"
+                out.append(Value(measure[0], count * measure[1], "", frozenset(), w))
             else:
-                out.append(Value("count", number, "", frozenset({stem(noun)}), w))
+                out.append(Value("count", count, "", frozenset({stem(noun)}), w))
             used.add(i)
             continue
         elif _NUMBER.match(w) and nxt in lx.UNITS:
@@ -465,7 +465,9 @@ def _frequencies(words: list[str]) -> tuple[list[Value], set[int]]:
         noun = words[j] if j < n else ""
         if times == 1 and (day := _weekday(noun)) is not None:  # "every other Friday"
             out.append(Value("weekday", float(day), "", frozenset(), noun))
-            out.append(Value("duration", 7 * 86400.0 * step, "", _EVERY, " ".join(words[i:j + 1])))
+            out.append(
+                Value("duration", 7 * 86400.0 * step, "", _EVERY, " ".join(words[i : j + 1]))
+            )
             used.update(range(i, j + 1))
             continue
         noun = noun[:-1] if noun.endswith("s") and noun[:-1] in lx.PERIOD_NOUNS else noun
