@@ -852,7 +852,8 @@ def _change_frame(
     only B, the existing text shares the subject and names another thing in its place; or the
     existing text chose against A ("rather than using EKS") and the new one states A."""
     stated = _with_parts(_present(b) | names[1] | frames.words(existing))
-    old_keys = frozenset(k for c in b.clauses if not c.past for k in c.keys)
+    old_keys = frozenset(k for c in b.clauses if not c.past for k in c.keys)  # its length is
+    #   read on b.keys: a past clause ("Initially we'll ...") still makes a statement long
     if not frames.changes(new) and not frames.changes(existing):
         return None, False
     for change in () if frames.hedged(new) else frames.changes(new):
@@ -867,7 +868,7 @@ def _change_frame(
             named = frozenset(w for w in named if frames.tokens(new).count(w) < 2)  # nor is
             # a name said again ("Use Managed Service for Prometheus ... instead of Prometheus")
             key = named or (change.old - change.new)
-            if not named and len(old_keys) > SHORT_TEXT_KEYS:
+            if not named and len(b.keys) > SHORT_TEXT_KEYS:
                 continue  # common words replaced, against a paragraph: too loose to align
             if _share(key, stated) < FRAME_MIN_SHARE or not all(
                 w in stated
@@ -879,11 +880,11 @@ def _change_frame(
             if len(scope) > 1 and _scoped_apart(scope, existing, stated):
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
             aside = not (change.subject - GENERIC_STEMS) & old_keys
-            if aside and len(old_keys) > SHORT_CLAUSE_KEYS:
+            if aside and len(b.keys) > SHORT_CLAUSE_KEYS:
                 continue  # the replaced thing named in passing, by a statement on another subject
             return _strong([change.marker, *change.old_words]), _related(change, old_keys)
         if change.kind in ("rewrite", "adopt") and change.new:
-            if not (change.subject - GENERIC_STEMS) & old_keys or len(old_keys) > SHORT_TEXT_KEYS:
+            if not (change.subject - GENERIC_STEMS) & old_keys or len(b.keys) > SHORT_TEXT_KEYS:
                 continue  # only a short statement on the same subject names the old filler
             others = frozenset(
                 w
