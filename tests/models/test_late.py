@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memls.models import LateEncoder, ModelPool, ModelUnavailable
-from memls.models.late import maxsim, pack, unpack
+from memls.models.late import maxsim, maxsim_packed, pack, unpack
 from model_helpers import ANSWER, QUERY, UNRELATED
 
 
@@ -61,3 +61,17 @@ def test_a_missing_model_is_reported_and_never_replaced(tmp_path):
             late.encode(["anything"])
     finally:
         pool.shutdown()
+
+
+def test_maxsim_over_packed_blobs_equals_maxsim_over_unpacked_rows():
+    rng = np.random.default_rng(7)
+    docs = [rng.standard_normal((n, 384)).astype(np.float32) for n in (5, 1, 40, 12)]
+    docs = [d / np.linalg.norm(d, axis=1, keepdims=True) for d in docs]
+    blobs = [pack(d) for d in docs] + [b""]
+    query = rng.standard_normal((7, 384)).astype(np.float32)
+    query /= np.linalg.norm(query, axis=1, keepdims=True)
+    packed = maxsim_packed(query, blobs, 384)
+    plain = maxsim(query, [unpack(b, 384) for b in blobs[:-1]])
+    np.testing.assert_allclose(packed[:-1], plain, rtol=1e-5, atol=1e-5)
+    assert packed[-1] == 0.0
+    assert maxsim_packed(query, [], 384).shape == (0,)

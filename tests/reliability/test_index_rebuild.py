@@ -43,8 +43,11 @@ def assert_whole(engine, ids, project="proj"):
     assert hits.results[0].id == ids[0] and not hits.degraded
 
 
+@pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
 @pytest.mark.parametrize("damage", ["deleted", "corrupted", "emptied"])
-def test_a_damaged_vector_index_is_found_said_and_rebuilt(tmp_path, models, caplog, damage):
+def test_a_damaged_vector_index_is_found_said_and_rebuilt(
+    tmp_path, models, caplog, damage, quick
+):
     data = tmp_path / "data"
     ids = filled(data, models)
     chroma = data / "chroma"
@@ -61,11 +64,24 @@ def test_a_damaged_vector_index_is_found_said_and_rebuilt(tmp_path, models, capl
         before = engine.doctor(p.DoctorParams(project="proj"))
         assert not before.ok  # doctor sees it without repairing anything
         with caplog.at_level(logging.ERROR, logger="memls.index"):
-            found = integrity.check(engine, repair=True)
+            found = integrity.check(engine, repair=True, quick=quick)
         assert found and any(r.levelno == logging.ERROR for r in caplog.records)
         assert_whole(engine, ids)
         assert engine.stats(p.StatsParams(project="proj")).memories == len(ids)
         assert integrity.check(engine, repair=False) == []
+        assert integrity.check(engine, repair=False, quick=True) == []
+
+
+def test_the_quick_check_compares_counts_and_finds_a_lost_token_vector(tmp_path, models):
+    data = tmp_path / "data"
+    ids = filled(data, models)
+    with Engine.open(data, front="test", models=models) as engine:
+        assert engine.index_counts_agree("proj")
+        engine.storage.tokens.delete("proj", ids[:1])
+        assert not engine.index_counts_agree("proj")
+        assert integrity.check(engine, repair=True, quick=True)
+        assert engine.flush(120)
+        assert engine.index_counts_agree("proj")
 
 
 def test_doctor_repair_on_the_command_line(tmp_path, models):

@@ -118,6 +118,27 @@ class Admin(ConflictOps):
             indexed=indexed,
         )
 
+    def index_counts_agree(self, project: str) -> bool:
+        """The start-up check's first look: do the vector index and the token vectors hold as
+        many memories as SQLite, with nothing waiting in the outbox? Counts only (a few ms at
+        10k, against seconds for `doctor`'s compare of every vector's metadata, which is what
+        runs when they do not agree). A deleted, emptied or unreadable index never agrees."""
+        if self.index is None:
+            return True
+        with self._read(project) as tx:
+            memories = sum(tx.memories.counts("status").values())
+            if tx.outbox.pending_ids():
+                return False
+        try:
+            indexed = self.index.size(project)
+        except Exception:  # noqa: BLE001 - unreadable: the full check says how
+            return False
+        if indexed != memories:
+            return False
+        if self.models is None or self.models.late.status().state not in ("loaded", "not_loaded"):
+            return True
+        return self.storage.tokens.count(project, MODEL_TAG) == memories
+
     def doctor(self, params: protocol.DoctorParams) -> protocol.DoctorResult:
         """Compare SQLite and Chroma for the project, and report the models' state."""
         project = project_key(params.project)

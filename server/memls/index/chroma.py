@@ -47,6 +47,7 @@ class VectorIndex:
         self.model_tag = model_tag
         self._client: Any = None
         self._collections: dict[str, Any] = {}
+        self._counts: dict[str, int] = {}  # per collection, kept while only we write (embedded)
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -55,6 +56,7 @@ class VectorIndex:
         with self._lock:
             client, self._client = self._client, None
             self._collections.clear()
+            self._counts.clear()
         if client is not None and hasattr(client, "close"):
             client.close()
 
@@ -111,6 +113,25 @@ class VectorIndex:
     def upsert(self, project: str, ids: list[str], vectors, metas: list[dict]) -> None:
         if ids:
             self.collection(project).upsert(ids=ids, embeddings=vectors, metadatas=metas)
+            self._counts.pop(collection_name(project, self.model_tag), None)  # after: a count
+            # read meanwhile by a query may be the old one
+
+    def size(self, project: str) -> int:
+        """How many vectors the project's collection holds (0 when it has none)."""
+        col = self.existing(project)
+        return 0 if col is None else self.count(project, col)
+
+    def count(self, project: str, col: Any) -> int:
+        """How many vectors the project's collection holds. Remembered for the embedded store,
+        which only this process writes (one owner per data directory), until our next upsert
+        or delete; a Chroma server is asked every time. ~1 ms a query at 10k otherwise."""
+        name = collection_name(project, self.model_tag)
+        found = self._counts.get(name)
+        if found is None:
+            found = col.count()
+            if not self.url:
+                self._counts[name] = found
+        return found
 
     def update_meta(self, project: str, ids: list[str], metas: list[dict]) -> None:
         if not ids:
@@ -127,6 +148,7 @@ class VectorIndex:
         col = self.existing(project) if ids else None
         if col is not None:
             col.delete(ids=ids)
+            self._counts.pop(collection_name(project, self.model_tag), None)
 
     def nearest(
         self, project: str, vectors, n: int, where: dict, admit: Callable[[list[str]], set[str]]
@@ -144,7 +166,7 @@ class VectorIndex:
         if len(vectors) == 0 or col is None:
             return [[] for _ in vectors]
         fetch = 2 * n
-        total = col.count()
+        total = self.count(project, col)
         # A collection no larger than what we would fetch is read whole and ranked exactly:
         # HNSW is approximate and was seen to leave one of 22 vectors out of a full search.
         found = (
@@ -222,6 +244,7 @@ class VectorIndex:
         with self._lock:
             self._client = None
             self._collections.clear()
+            self._counts.clear()
             stamp = time.strftime("%Y%m%dT%H%M%S")
             aside = self.directory.with_name(f"{CHROMA_DIR}.broken-{stamp}")
             if self.directory.exists():
@@ -231,6 +254,7 @@ class VectorIndex:
     def drop(self, project: str) -> None:
         name = collection_name(project, self.model_tag)
         self._collections.pop(name, None)
+        self._counts.pop(name, None)
         try:
             self.client.delete_collection(name)
         except Exception:  # noqa: BLE001 - absent is fine

@@ -4,6 +4,7 @@ fused candidates, so no path, shortcut or cache can return a memory the filters 
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from memls import protocol, timeutil
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.models import ModelRuntime
-from memls.models.late import MODEL_TAG, maxsim, unpack
+from memls.models.late import MODEL_TAG, maxsim_packed
 from memls.retrieval import boosts, fusion
 from memls.scope import Visibility
 from memls.store.search import SearchQueries
@@ -138,13 +139,16 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
         if late:
             w = config.late_weight
             fused = {i: (1.0 - w) * s + w * late[i] for i, s in fused.items()}
-    # The final gate: fetch the candidates through the same hard filters.
-    unique = _boosted(r.reads.visible(seen, list(fused)), fused, seen.now, config)
+    # The final gate: fetch the candidates through the same hard filters (their links and
+    # contradictions later, for the results only).
+    unique = _boosted(r.reads.visible(seen, list(fused), relations=False), fused, seen.now, config)
     head = _head(unique, params, config, depth)
     logits = _rerank(r, params.query, head, degraded) if head else None
     lifted = _lift(head, logits, config) if logits else {}
     results: list[protocol.QueryHit] = []
-    ordered = _current_first(_order(unique, logits, config, lifted))
+    ordered = _current_first(
+        _related(r.reads, seen, _order(unique, logits, config, lifted), params.k)
+    )
     for final, item, logit, reordered in ordered[: params.k]:
         _, _, factors, m = item
         explain = None
@@ -194,7 +198,7 @@ def _late(
         return {}
     ids = list(blobs)
     dim = tokens.shape[1]
-    scores = maxsim(tokens, [unpack(blobs[i], dim) for i in ids]) / len(tokens)
+    scores = maxsim_packed(tokens, [blobs[i] for i in ids], dim) / len(tokens)
     if r.config.late_minmax and len(scores) > 1:
         lo, hi = float(scores.min()), float(scores.max())
         scores = (scores - lo) / max(hi - lo, 1e-9)
@@ -287,6 +291,27 @@ def _rerank(
         return None
 
 
+def _related(reads: SearchQueries, seen: Visibility, ordered: list[Any], k: int) -> list[Any]:
+    """The first k results with their links and open contradictions, and so is every other
+    candidate one of them names (the other side `_current_first` may move up, and so on):
+    only those can reach the first k, so the rest need not pay for the lookups."""
+    position = {entry[1][3].id: i for i, entry in enumerate(ordered)}
+    out = list(ordered)
+    wanted = [entry[1][3].id for entry in ordered[:k]]
+    done: set[str] = set()
+    while wanted:
+        done.update(wanted)
+        named: list[str] = []
+        for memory in reads.visible(seen, wanted):
+            i = position[memory.id]
+            final, item, logit, reordered = out[i]
+            out[i] = (final, (*item[:3], memory), logit, reordered)
+            refs = (*memory.contradicts, *memory.contradicted_by)
+            named += [x for ref in refs for x in (ref.id, ref.current) if x in position]
+        wanted = [i for i in dict.fromkeys(named) if i not in done]
+    return out
+
+
 def _current_first(ordered: list[Any]) -> list[Any]:
     """Both sides of an open contradiction in the results: the one that stands now (the newer
     statement, unless the older was approved later) is moved just above the other, with its
@@ -318,6 +343,7 @@ def _current_first(ordered: list[Any]) -> list[Any]:
     return out
 
 
+@functools.lru_cache(maxsize=8192)
 def _start(source_range: str | None) -> int | None:
     where = protocol.SourceRange.parse(source_range)
     return where.start_line if where is not None else None

@@ -114,14 +114,17 @@ class SearchQueries:
             ).fetchall()
         return {row["id"]: row for row in rows}
 
-    def visible(self, seen: Visibility, ids: Iterable[str]) -> list[protocol.Memory]:
-        """The final gate: the candidates as records, through the same hard filters."""
+    def visible(
+        self, seen: Visibility, ids: Iterable[str], *, relations: bool = True
+    ) -> list[protocol.Memory]:
+        """The final gate: the candidates as records, through the same hard filters; with
+        their links and open contradictions unless `relations=False` (ranking needs none)."""
         where, args = visibility.where(seen, "m")
         with self.db.transaction(write=False) as conn:
             rows = conn.execute(
                 f"SELECT {COLUMNS} FROM {AMONG} WHERE {where}", {**args, "among": among(ids)}
             ).fetchall()
-            return to_memories(conn, rows)
+            return to_memories(conn, rows, relations=relations)
 
     def placed(
         self,

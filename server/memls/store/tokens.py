@@ -50,7 +50,9 @@ class TokenVectors:
                 "PRAGMA journal_mode = WAL",
                 "PRAGMA synchronous = NORMAL",
                 "PRAGMA busy_timeout = 30000",
-                "PRAGMA mmap_size = 268435456",
+                # No memory map: mapped pages count in the daemon's RSS as queries touch them
+                # (+45 MB after 150 queries at 10k memories) for ~0.35 ms a query saved.
+                "PRAGMA mmap_size = 0",
             ):
                 conn.execute(pragma)
             conn.execute(_SCHEMA)
@@ -123,6 +125,20 @@ class TokenVectors:
                 .fetchall()
             )
         return {row[0] for row in rows}
+
+    def count(self, project: str, model: str) -> int:
+        """How many memories of the project have token vectors of `model`."""
+        with self._lock:
+            (n,) = (
+                self._db()
+                .execute(
+                    "SELECT count(*) FROM token_vectors WHERE project = :project "
+                    "AND model = :model",
+                    {"project": project, "model": model},
+                )
+                .fetchone()
+            )
+        return int(n)
 
     def size(self) -> int:
         """Bytes on disk (the file and its WAL)."""
