@@ -173,3 +173,34 @@ def test_morphological_opposites() -> None:
 def test_past_and_markup() -> None:
     assert not fires("The first version stored data in MongoDB.", "Data is stored in Postgres.")
     assert not fires("| Postgres | 15 |", "Postgres 16 is the database.")
+
+
+def test_a_value_named_as_replaced_is_not_still_stated() -> None:
+    assert fires(
+        "Releases are now cut every two weeks rather than every month.",
+        "We cut a release once a month.",
+    )
+    assert fires(
+        "The timeout was raised from 30 to 60 seconds.", "Requests time out after 30 seconds."
+    )
+    assert not fires(
+        "The timeout was raised from 30 to 60 seconds.", "Requests time out after 60 seconds."
+    )
+
+
+def test_a_negator_is_no_modifier_and_a_possessive_is_its_noun() -> None:
+    assert fires(
+        "Tests must not call the real payment provider.",
+        "Checkout tests call the payment provider's sandbox directly.",
+    )
+
+
+def test_a_named_thing_that_changes_ends_is_the_topic_not_a_slot() -> None:
+    assert not fires(
+        "Playwright tests run in headless Chromium.", "End-to-end tests use Playwright."
+    )
+    assert fires("The Android release is signed off by Ravi.", "Mei signs off the Android release.")
+
+
+def test_self_prefixed_opposites() -> None:
+    assert fires("Grafana is hosted by the vendor.", "Grafana is self-hosted.")

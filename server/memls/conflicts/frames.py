@@ -67,7 +67,7 @@ class Change(NamedTuple):
 def _stems(phrase: str, keep_generic: bool = False) -> frozenset[str]:
     out = set()
     for w in _WORD.findall(phrase):
-        w = w.strip(".,:;'\"()").rstrip("-")
+        w = _POSSESSIVE.sub("", w).strip(".,:;'\"()").rstrip("-")  # "provider's": provider
         if not w or w in lx.STOPWORDS or w in lx.NEGATORS:
             continue
         s = stem(w)
@@ -479,11 +479,12 @@ def tokens(text: str) -> tuple[str, ...]:
     shouted = {w.casefold() for w in _SHOUT.findall(plain)}  # "US", "IT": names, not pronouns
     out = []
     for w in _WORD.findall(normalize(plain)):
-        w = w.strip(".,:;'\"()").rstrip("-")
+        w = _POSSESSIVE.sub("", w).strip(".,:;'\"()").rstrip("-")
         out.append("" if not w or (w in lx.STOPWORDS and w not in shouted) else stem(w))
     return tuple(out)
 
 
+_POSSESSIVE = re.compile(r"'s$")
 _SHOUT = re.compile(r"\b[A-Z]{2,}\b")
 
 

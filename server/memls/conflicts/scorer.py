@@ -307,7 +307,7 @@ def _antonyms(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
     return hits
 
 
-_NOT_PREFIXES = ("un", "non-", "non", "in")
+_NOT_PREFIXES = ("un", "non-", "non", "in", "self-")
 
 
 def _prefixed_opposites(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
@@ -372,10 +372,28 @@ def _differing_values(
                 continue
             if any(_comparable(x, z) and _equal(x, z) for z in b.values):
                 continue  # the old text also states the new value
-            if any(_comparable(y, z) and _equal(y, z) for z in a.values):
+            if any(_comparable(y, z) and _equal(y, z) for z in _kept(a)):
                 continue  # the new text still states the old value
             pairs.append((x, y))
     return pairs
+
+
+_REPLACED_BEFORE = re.compile(
+    r"\b(?:instead of|rather than|in place of|from)\s+(?:(?!to\b|into\b)\S+\s+){0,3}$"
+)
+
+
+def _kept(a: Analysis) -> list[Value]:
+    """The values a text states as holding: not one it names as replaced ("every two weeks
+    rather than every month", "from 30 to 60 seconds")."""
+    out = []
+    for c in a.clauses:
+        for v in c.values:
+            at = c.text.find(v.surface)
+            if at > 0 and _REPLACED_BEFORE.search(c.text[:at]):
+                continue
+            out.append(v)
+    return out
 
 
 def _value_change(
@@ -503,8 +521,8 @@ def _one_attribute(
         else:
             continue  # a bare count ("3 times") measures whatever its words say
         if (
-            len({v.magnitude for v in a.values if same(v, x)}) != 1
-            or len({v.magnitude for v in b.values if same(v, y)}) != 1
+            len({v.magnitude for v in _kept(a) if same(v, x)}) != 1
+            or len({v.magnitude for v in _kept(b) if same(v, y)}) != 1
         ):
             continue
         shared = ((subject_n | a.joined) & (subject_e | b.joined)) - GENERIC_STEMS
@@ -552,6 +570,14 @@ def _choice_change(
     slot_n, slot_e = _slot(cn.keys, only_n), _slot(ce.keys, only_e)
     if slot_n is None or slot_e is None or not _aligned(slot_n, slot_e):
         return []  # differences in two places, or in different places: not one slot
+    swapped = {
+        k
+        for k in shared
+        if (k == cn.keys[0] and k == ce.keys[-1]) or (k == cn.keys[-1] and k == ce.keys[0])
+    }
+    if swapped & (names[0] | names[1]):
+        return []  # "Playwright tests run in ..." / "... tests use Playwright": the named thing
+        #            opens one clause and closes the other, it is what both talk about
     if slot_n[1] is not None and slot_n[1] == slot_e[1] and slot_n[1] in _INSTANCE_KINDS:
         return []  # "the Tressil service" / "the Kavon service": two things, not one slot
     if any((x in only_n and y in only_e) or (y in only_n and x in only_e) for x, y in ANTONYMS):
@@ -747,7 +773,11 @@ def _modified_apart(
         return {
             seq[i - 1]
             for i, w in enumerate(seq)
-            if w == word and i > 0 and seq[i - 1] and seq[i - 1] not in GENERIC_STEMS
+            if w == word
+            and i > 0
+            and seq[i - 1]
+            and seq[i - 1] not in GENERIC_STEMS
+            and seq[i - 1] not in lx.NEGATORS  # "must not call" / "tests call": one act
         }
 
     for word in shared:

@@ -327,6 +327,18 @@ def _values(words: list[str], stems: list[str]) -> tuple[list[Value], set[int]]:
             continue
         elif _NUMBER.match(w) and nxt in lx.UNITS:
             number, unit = float(w), nxt
+        elif (
+            _NUMBER.match(w)
+            and nxt in ("to", "or")
+            and i + 3 < n
+            and _NUMBER.match(words[i + 2])
+            and words[i + 3] in lx.UNITS
+        ):  # "from 30 to 60 seconds": the unit said once for both
+            kind, factor = lx.UNITS[words[i + 3]]
+            if kind in ("duration", "size", "percent"):
+                out.append(Value(kind, float(w) * factor, "", frozenset(), w))
+                used.add(i)
+                continue
         elif w in lx.WORD_NUMBERS and nxt in lx.UNITS and lx.UNITS[nxt][0] in ("duration", "size"):
             if w in ("a", "an", "single") and nxt.endswith("s"):
                 continue  # "a s" / "an hours": not a quantity
