@@ -91,8 +91,12 @@ def _unlinked(text: str) -> str:
 
 def _filler(phrase: str) -> frozenset[str]:
     """The stems of a slot filler; a filler of only generic words keeps them ("in Go")."""
-    phrase = _TRIM.sub("", phrase)
+    phrase = _OWNER.sub(" ", _TRIM.sub("", phrase))  # "the team's existing [...]": the team
+    #                                                   owns the filler, it is not the filler
     return _stems(phrase) or _stems(phrase, keep_generic=True)
+
+
+_OWNER = re.compile(r"[\w-]+'s\b")
 
 
 @functools.lru_cache(maxsize=1024)
