@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -25,6 +26,20 @@ class FakeClock:
 
     def advance(self, **delta: float) -> None:
         self.moment += timedelta(**delta)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory):
+    """Optimised model graphs go to this run's temporary folder, not the user's cache (the
+    engines and daemons the tests start, and their subprocesses, read the variable)."""
+    folder = tmp_path_factory.mktemp("model-cache")
+    before = os.environ.get("MEMLS_MODEL_CACHE")
+    os.environ["MEMLS_MODEL_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("MEMLS_MODEL_CACHE", None)
+    else:
+        os.environ["MEMLS_MODEL_CACHE"] = before
 
 
 @pytest.fixture

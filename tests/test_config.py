@@ -464,3 +464,11 @@ def test_the_cli_works_once_the_config_is_fixed(tmp_path):
     out = memls(data, "stats", "--project", "p", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["project"] == "p"
+
+
+def test_the_model_cache_folder_follows_the_environment(tmp_path):
+    from memls.config import model_cache_dir
+
+    assert model_cache_dir({"MEMLS_MODEL_CACHE": str(tmp_path)}) == tmp_path / "onnx"
+    assert model_cache_dir({"MEMLS_MODEL_CACHE": "off"}) is None
+    assert model_cache_dir({}).name == "onnx"  # the user's cache directory

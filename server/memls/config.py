@@ -46,6 +46,17 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     return Path(chosen).expanduser().resolve()
 
 
+def model_cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
+    """Where optimised model graphs are kept (`models.session`): $MEMLS_MODEL_CACHE, else the
+    user's cache directory for memls; `off` keeps none. Derived files only: deleting the
+    folder costs the next start ~0.5 s."""
+    chosen = environment(environ).model_cache
+    if isinstance(chosen, str) and chosen.strip().lower() in ("off", "none", "0", "false", "no"):
+        return None
+    folder = chosen if isinstance(chosen, str) else platformdirs.user_cache_dir("memls")
+    return Path(folder).expanduser() / "onnx"
+
+
 def ensure_private_dir(path: Path) -> Path:
     """The data directory, usable by this user only.
 
@@ -332,6 +343,17 @@ class Environment(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_on
             Meta(
                 description="0 switches re-ranking off whatever [models] rerank says; "
                 "1 leaves it to the setting",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    model_cache: (
+        Annotated[
+            str,
+            Meta(
+                description="where optimised model graphs are kept (~100 MB, derived: a "
+                "start loads them in ~0.15 s a model instead of ~0.4); default the user's "
+                "cache directory, `off` for none",
             ),
         ]
         | UnsetType

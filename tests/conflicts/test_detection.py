@@ -195,3 +195,19 @@ def test_detection_runs_without_the_embedder(tmp_path):
         e.flush(timeout=5)
         [c] = open_conflicts(e)
         assert c.similarity_source == "lexical"
+
+
+def test_a_batch_is_compared_with_the_index_and_with_its_own_earlier_rows(vengine):
+    """The check runs before the batch is indexed: the older side comes from the index (an
+    earlier batch) or from the batch itself; a later row of the batch is never the older."""
+    e = vengine
+    first = store(e, YARN)
+    assert e.flush()
+    store(e, "The API listens on port 8080")
+    port = store(e, "The API listens on port 9090")
+    second = store(e, PNPM)
+    assert e.flush()
+    found = {(c.newer.id, c.older.id) for c in open_conflicts(e)}
+    assert (second.id, first.id) in found
+    assert all(newer != first.id for newer, _ in found)
+    assert any(newer == port.id for newer, _ in found)

@@ -45,9 +45,7 @@ def assert_whole(engine, ids, project="proj"):
 
 @pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
 @pytest.mark.parametrize("damage", ["deleted", "corrupted", "emptied"])
-def test_a_damaged_vector_index_is_found_said_and_rebuilt(
-    tmp_path, models, caplog, damage, quick
-):
+def test_a_damaged_vector_index_is_found_said_and_rebuilt(tmp_path, models, caplog, damage, quick):
     data = tmp_path / "data"
     ids = filled(data, models)
     chroma = data / "chroma"

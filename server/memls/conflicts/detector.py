@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+import numpy as np
 
 from memls.conflicts.frames import changes, entities, targets, words
 from memls.conflicts.scorer import gate, score_pair
@@ -25,6 +26,7 @@ from memls.scope import Visibility
 from memls.store.search import SearchQueries
 
 CANDIDATES = 10
+SLACK = 10  # nearest asked beyond CANDIDATES, for those the admission drops
 TARGETED = 5  # at most this many earlier statements found by the targeted lookup, per memory
 _LOOKUP = 50  # rows the targeted lookup reads before checking them
 
@@ -59,10 +61,12 @@ class Detector:
         project = rows[0]["project"]
         seen = Visibility(projects=(project,), now=self.now)
         near: list[list[tuple[str, float | None]]] = []
+        mates: list[dict[str, float]] = [{} for _ in rows]
         if vectors is not None and self.index is not None:
-            # only memories recorded no later than the batch's last are admitted, and the
-            # search asks for as many more as the batch holds, so each row gets its nearest
-            # EARLIER memories whatever the indexer had already indexed after it
+            # The batch is checked before it is indexed (`Indexer._apply`): the index holds
+            # earlier memories, the batch's own earlier rows come from its vectors. Only
+            # memories recorded no later than the batch's last are admitted (a re-index may
+            # have indexed later ones), with SLACK more asked for in case some are.
             last = max((r["recorded_at"], r["seq"]) for r in rows)
             known: dict[str, sqlite3.Row] = {}
 
@@ -72,13 +76,16 @@ class Detector:
                 return {i for i, r in visible.items() if (r["recorded_at"], r["seq"]) <= last}
 
             found = self.index.nearest(
-                project, vectors, CANDIDATES + len(rows), chroma_where(seen), admit
+                project, vectors, CANDIDATES + SLACK, chroma_where(seen), admit
             )
-            for row, nearest in zip(rows, found):
-                kept: list[tuple[str, float | None]] = [
-                    (i, s) for i, s in nearest if i in known and _before(known[i], row)
-                ]
-                near.append(kept[:CANDIDATES])
+            mates = self._batch_mates(seen, rows, vectors)
+            for row, nearest, mine in zip(rows, found, mates):
+                best = dict(mine)
+                for i, s in nearest:
+                    if i in known and _before(known[i], row) and s > best.get(i, -2.0):
+                        best[i] = s
+                nearest_first = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+                near.append([(i, s) for i, s in nearest_first[:CANDIDATES]])
         else:
             for row in rows:
                 scores = self.reads.bm25(seen, row["content"], CANDIDATES + 1)
@@ -93,8 +100,26 @@ class Detector:
             cosine: dict[str, float] = {}
             if extra and vectors is not None and self.index is not None:
                 cosine = self.index.cosines(project, vectors[k], extra)
+                cosine.update({i: mates[k][i] for i in extra if i in mates[k]})
             out.append(pairs + [(i, cosine.get(i)) for i in extra])
         return out
+
+    def _batch_mates(
+        self, seen: Visibility, rows: list[sqlite3.Row], vectors: Any
+    ) -> list[dict[str, float]]:
+        """For each row, the cosine to every visible row of its batch recorded before it."""
+        visible = self.reads.visible_rows(seen, [r["id"] for r in rows])
+        matrix = np.asarray(vectors, dtype=np.float32)
+        matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        sims = matrix @ matrix.T
+        return [
+            {
+                other["id"]: float(sims[k, j])
+                for j, other in enumerate(rows)
+                if other["id"] in visible and _before(other, row)
+            }
+            for k, row in enumerate(rows)
+        ]
 
     def targeted(self, seen: Visibility, row: sqlite3.Row, chosen: set[str]) -> list[str]:
         """For a `row` that states a change (`frames.changes`; others get no lookup): earlier

@@ -20,56 +20,62 @@ from memls.store.unit import Tx
 
 class ConflictOps(Notes):
     def _after_index(self, project: str, rows: list[Any], vectors: Any) -> None:
-        """Runs on the indexer thread after new memories are embedded: detect, record, tell
-        (one `memory/conflicts` notification per memory that got new pairs, with all of its
-        open pairs: the fronts need not ask again)."""
+        """Runs on the indexer thread for a batch of new memories: detect, record (one unit
+        of work for the batch: one commit, not one a memory), tell (one `memory/conflicts`
+        notification per memory that got new pairs, with all of its open pairs: the fronts
+        need not ask again)."""
         detector = Detector(self.storage.search, self.index, self.clock())
-        for row, findings in zip(rows, detector.detect_all(rows, vectors)):
-            if findings:
-                self._record_findings(project, row, findings)
+        found = [(row, f) for row, f in zip(rows, detector.detect_all(rows, vectors)) if f]
+        if found:
+            self._record_findings(project, found)
 
-    def _record_findings(self, project: str, row: Any, findings: list[Finding]) -> None:
+    def _record_findings(self, project: str, found: list[tuple[Any, list[Finding]]]) -> None:
         now = self.clock()
-        written = []
+        written: list[tuple[Any, list[Finding]]] = []
         with self._write(project) as tx:
-            if tx.memories.fetch(row["id"]) is None:
-                return  # forgotten meanwhile
-            for f in findings:
-                if tx.memories.fetch(f.older["id"]) is None:
-                    continue  # forgotten between the scoring and this transaction
-                if resolver.record(tx.conflicts, f.newer, f.older, f.verdict, now):
-                    written.append(f)
-                    tx.audit(
-                        "conflict_detected",
-                        f.newer["id"],
-                        now,
-                        older=f.older["id"],
-                        confidence=round(f.verdict.confidence, 4),
-                    )
-        for f in written:
-            if self.settings.auto_supersede and resolver.proposes_supersede(
-                f.verdict, f.newer, f.older
-            ):
-                try:
-                    self.resolve(
-                        protocol.ResolveParams(
-                            a=f.newer["id"],
-                            b=f.older["id"],
-                            action="supersede",
-                            project=project,
-                            note="auto_supersede",
+            for row, findings in found:
+                if tx.memories.fetch(row["id"]) is None:
+                    continue  # forgotten meanwhile
+                mine = []
+                for f in findings:
+                    if tx.memories.fetch(f.older["id"]) is None:
+                        continue  # forgotten between the scoring and this transaction
+                    if resolver.record(tx.conflicts, f.newer, f.older, f.verdict, now):
+                        mine.append(f)
+                        tx.audit(
+                            "conflict_detected",
+                            f.newer["id"],
+                            now,
+                            older=f.older["id"],
+                            confidence=round(f.verdict.confidence, 4),
                         )
-                    )
-                except MemlsError as exc:
-                    log.warning("auto supersede failed: %s", exc)
-        if written:
-            found = self.conflicts(protocol.ConflictsParams(project=project, id=row["id"]))
-            self._notify(
-                "memory/conflicts",
-                protocol.ConflictsNotification(
-                    project=project, id=row["id"], conflicts=found.conflicts
-                ),
-            )
+                if mine:
+                    written.append((row, mine))
+        for row, mine in written:
+            for f in mine:
+                if self.settings.auto_supersede and resolver.proposes_supersede(
+                    f.verdict, f.newer, f.older
+                ):
+                    try:
+                        self.resolve(
+                            protocol.ResolveParams(
+                                a=f.newer["id"],
+                                b=f.older["id"],
+                                action="supersede",
+                                project=project,
+                                note="auto_supersede",
+                            )
+                        )
+                    except MemlsError as exc:
+                        log.warning("auto supersede failed: %s", exc)
+            if self.listeners:  # nobody to tell: no need to read the pairs back
+                pairs = self.conflicts(protocol.ConflictsParams(project=project, id=row["id"]))
+                self._notify(
+                    "memory/conflicts",
+                    protocol.ConflictsNotification(
+                        project=project, id=row["id"], conflicts=pairs.conflicts
+                    ),
+                )
 
     @staticmethod
     def _conflict(tx: Tx, edge: sqlite3.Row) -> protocol.Conflict:

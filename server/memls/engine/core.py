@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memls import protocol, timeutil
-from memls.config import Settings
+from memls.config import Settings, model_cache_dir
 from memls.engine.cache import QueryCache
 from memls.engine.progress import Work
 from memls.errors import InvalidInput, NotFound
@@ -109,6 +109,7 @@ class EngineCore:
             reranker_dir=self.settings.reranker_dir,
             rerank=self.settings.rerank,
             rerank_off_by=self.settings.rerank_off_by,
+            cache_dir=model_cache_dir(),
         )
         self.index = VectorIndex(self.directory, url=self.settings.chroma_url)
         self.indexer.index = self.index

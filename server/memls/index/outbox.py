@@ -100,6 +100,10 @@ class Indexer:
                     except Exception:
                         self._check(project, fresh, None)  # detection does not wait for it
                         raise
+                    # checked before the batch is in the index, so the nearest it finds there
+                    # are earlier memories (the detector adds the batch's own); the token
+                    # vectors keep encoding meanwhile
+                    self._check(project, fresh, vectors)
                     self.index.upsert(
                         project, [r["id"] for r in fresh], vectors, [metadata(r) for r in fresh]
                     )
@@ -107,7 +111,8 @@ class Indexer:
                 self.index.update_meta(
                     project, [r["id"] for r in meta], [metadata(r) for r in meta]
                 )
-            self._check(project, fresh, vectors)
+            if vectors is None:
+                self._check(project, fresh, None)
 
     def _submit_tokens(self, rows: list[sqlite3.Row]) -> Future[list[Any]] | None:
         return None if self.late is None else self.late.submit([r["content"] for r in rows])

@@ -48,6 +48,7 @@ class Embedder(PooledModel):
         max_length: int = 256,
         batch_size: int = 32,
         intra_op_threads: int = 2,
+        cache_dir: Path | None = None,
         pooling: Pooling = "cls",
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -55,6 +56,7 @@ class Embedder(PooledModel):
         self.max_length = max_length
         self.batch_size = batch_size
         self.intra_op_threads = intra_op_threads
+        self.cache_dir = cache_dir  # optimised graphs kept here (models.session)
         self.pooling = pooling
         self._lazy: LazyModel[_Loaded] = LazyModel(
             "embedder", self._load, configured=model_dir, clock=clock
@@ -103,7 +105,7 @@ class Embedder(PooledModel):
 
     def _load(self, folder: Path) -> _Loaded:
         tokenizer = open_tokenizer(folder, self.max_length)
-        session = open_session(folder, self.intra_op_threads)
+        session = open_session(folder, self.intra_op_threads, self.cache_dir)
         names = check_inputs(session, "embedder")
         output = session.get_outputs()[0].name
         pad = pad_id(tokenizer)

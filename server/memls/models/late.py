@@ -71,12 +71,14 @@ class LateEncoder(PooledModel):
         max_length: int = 180,
         batch_size: int = 8,
         intra_op_threads: int = 2,
+        cache_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._pool = pool
         self.max_length = max_length
         self.batch_size = batch_size
         self.intra_op_threads = intra_op_threads
+        self.cache_dir = cache_dir  # optimised graphs kept here (models.session)
         self._lazy: LazyModel[_Loaded] = LazyModel(
             "late", self._load, configured=model_dir, clock=clock
         )
@@ -110,7 +112,7 @@ class LateEncoder(PooledModel):
 
     def _load(self, folder: Path) -> _Loaded:
         tokenizer = open_tokenizer(folder, self.max_length)
-        session = open_session(folder, self.intra_op_threads)
+        session = open_session(folder, self.intra_op_threads, self.cache_dir)
         names = check_inputs(session, "late")
         output = session.get_outputs()[0].name
         pad = pad_id(tokenizer)

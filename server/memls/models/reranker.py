@@ -58,6 +58,7 @@ class Reranker(PooledModel):
         max_query_tokens: int | None = None,
         batch_size: int = 16,
         intra_op_threads: int = 2,
+        cache_dir: Path | None = None,
         enabled: bool = True,
         disabled_reason: str = "reranking is switched off",
         clock: Callable[[], float] = time.monotonic,
@@ -70,6 +71,7 @@ class Reranker(PooledModel):
         self.max_query_tokens = min(max_query_tokens or room // 2, room)
         self.batch_size = batch_size
         self.intra_op_threads = intra_op_threads
+        self.cache_dir = cache_dir  # optimised graphs kept here (models.session)
         self.enabled = enabled
         self._lazy: LazyModel[_Loaded] = LazyModel(
             "reranker",
@@ -116,7 +118,7 @@ class Reranker(PooledModel):
     def _load(self, folder: Path) -> _Loaded:
         pairs = open_tokenizer(folder, self.max_length, strategy="only_second")
         queries = open_tokenizer(folder, None)
-        session = open_session(folder, self.intra_op_threads)
+        session = open_session(folder, self.intra_op_threads, self.cache_dir)
         names = check_inputs(session, "reranker")
         output = session.get_outputs()[0]
         pad = pad_id(pairs)
