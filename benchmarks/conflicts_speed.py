@@ -1,6 +1,7 @@
 """Cost of one `score_pair` without models, before and after issue #12, side by side.
 
     git archive 9670013 server | tar -x -C /tmp/oldsrc   # the scorer before issue #12
+    git archive main server | tar -x -C /tmp/oldsrc      # or before a round of changes
     python benchmarks/conflicts_speed.py --before /tmp/oldsrc/server [--rounds 5]
 
 Each round clears every memoised analysis (text.analyze, frames.*) and scores the dev and the
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import shlex
 import statistics
 import sys
@@ -66,8 +68,9 @@ def main() -> None:
             times[name].append((time.perf_counter() - started) / len(rows) * 1e6)
     b, a = statistics.median(times["before"]), statistics.median(times["after"])
     print(f"{len(rows)} pairs x {args.rounds} rounds, every cache cleared before each pass")
-    print(f"before issue #12: {b:.0f} µs per pair (median of rounds)")
-    print(f"after issue #12:  {a:.0f} µs per pair (median of rounds); ratio {a / b:.2f}")
+    print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())} (2 shared cores)")
+    print(f"before (--before tree): {b:.0f} µs per pair (median of rounds)")
+    print(f"after (this tree):      {a:.0f} µs per pair (median of rounds); ratio {a / b:.2f}")
 
 
 if __name__ == "__main__":

@@ -67,11 +67,15 @@ class Change(NamedTuple):
 def _stems(phrase: str, keep_generic: bool = False) -> frozenset[str]:
     out = set()
     for w in _WORD.findall(phrase):
-        w = w.strip(".,:;'\"()").rstrip("-")
+        w = _POSSESSIVE.sub("", w).strip(".,:;'\"()").rstrip("-")  # "provider's": provider
         if not w or w in lx.STOPWORDS or w in lx.NEGATORS:
             continue
         s = stem(w)
-        if (s in GENERIC_STEMS and not keep_generic) or s in _FRAME_WORDS:
+        if (s in GENERIC_STEMS and not keep_generic) or (
+            s in _FRAME_WORDS
+            and not w.endswith("tions")  # "migrations" is a thing
+            and w not in lx.FREQUENCY_ADVERBS  # "nightly" is no "last night"
+        ):
             continue
         out.add(s)
     return frozenset(out)
@@ -87,8 +91,12 @@ def _unlinked(text: str) -> str:
 
 def _filler(phrase: str) -> frozenset[str]:
     """The stems of a slot filler; a filler of only generic words keeps them ("in Go")."""
-    phrase = _TRIM.sub("", phrase)
+    phrase = _OWNER.sub(" ", _TRIM.sub("", phrase))  # "the team's existing [...]": the team
+    #                                                   owns the filler, it is not the filler
     return _stems(phrase) or _stems(phrase, keep_generic=True)
+
+
+_OWNER = re.compile(r"[\w-]+'s\b")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -141,7 +149,7 @@ _NEAR_B = r"(?<![\w#@$-])(?P<b>(?:\S+\s+){0,3}?\S+?)"
 _CUES = tuple(
     re.compile(c)
     for c in (
-        r"\b(?:from|off)\b",
+        r"\b(?:from|off|out of)\b",
         r"\b(?:from|off)\b",
         r"\b(?:instead of|rather than|in place of|in favou?r of)\b",
         r"\b(?:replac|swap|substitut)",
@@ -156,7 +164,10 @@ _CUES = tuple(
         r"\bno longer\s",
         r"\b(?:no longer|not anymore|stop|quit|ceased)",
         r"\b(?:remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|rid of)",
-        r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|gone|closed|unsupported)\b",
+        r"\b(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased|"
+        r"gone|closed|unsupported|shut down|torn down|taken down)\b",
+        r"\b(?:away from|left|took over|taken over|takes over)\b",
+        r"\b(?:took over|taken over|takes over)\b",
     )
 )
 """One cheap check per frame below, in order: the frame is tried only where its cue is."""
@@ -166,7 +177,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for kind, pattern in (
         (
             "replace",
-            rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?(?:from|off)\s+{_A}\s+(?:and\s+)?(?:to|onto|into|over to)\s+{_B}{_END}",  # noqa: E501
+            rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?(?:from|off|out of)\s+{_A}\s+(?:and\s+)?(?:to|onto|into|over to)\s+{_B}{_END}",  # noqa: E501
         ),
         ("replace", rf"\b{_MOVE}\s+(?:(?!from\b)[^,;]{{0,60}}?\s+)?(?:from|off)\s+{_A}{_END}"),
         (
@@ -200,7 +211,7 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "rewrite",
-            rf"\b(?:is|are)\s+now\s+(?:implemented|written|built|done|handled|managed|run|served|hosted|stored|kept|cut|sent|shipped|signed|hashed|maintained|routed|signed|released|published)\s+(?:in|with|by|on|at|through|via|using|from|to|as)\s+{_B}{_END}",
+            rf"\b(?:(?:is|are)\s+now\s+(?:implemented|written|built|done|handled|managed|run|served|hosted|stored|kept|cut|sent|shipped|signed|hashed|maintained|routed|signed|released|published|powered)|now\s+(?:runs|run|lives|live|goes|go|sits|sit|happens|happen|flows|flow))\s+(?:in|with|by|on|at|through|via|using|from|to|as)\s+{_B}{_END}",
         ),
         (
             "adopt",
@@ -217,7 +228,15 @@ _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "remove",
-            rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|will be|are being|is being)\s+(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased out|gone|closed|unsupported)\b",  # noqa: E501
+            rf"{_A}\s+(?:(?:has|have)\s+been|was|were|is|are|will be|are being|is being)\s+(?:removed|dropped|decommissioned|retired|deprecated|deleted|abandoned|sunset|phased out|gone|closed|unsupported|shut down|torn down|taken down)\b",  # noqa: E501
+        ),
+        (
+            "remove",
+            rf"(?:\b(?:we|they|the team|teams?)\s+(?:have\s+|had\s+)?left|\b(?:moved|moving|migrated|migrating|migration|move|migrate|transition|transitioned)\s+away\s+from)\s+{_A}{_END}",  # noqa: E501
+        ),
+        (
+            "replace",
+            rf"(?:^|\b(?:the|our|a|an)\s+)?{_B}\s+(?:has|have|had)?\s*(?:took|taken|takes)\s+over\s+(?:(?!from\b)[^,;]{{0,40}}?\s+)?from\s+{_A}{_END}",
         ),
     )
 )
@@ -231,13 +250,14 @@ def _marker(phrase: str) -> str:
         r"rebuilt|ported|removed?|dropped|drop|decomm?iss?ion\w*|retired?|"
         r"deprecated|deleted?|stopped|stop|switch\w*|mov\w+|migrat\w+|"
         r"chang\w+|passed|handed|transferred|upgrad\w+|supersed\w+|gone|"
-        r"(?:got|get|getting) rid of|now)\b",
+        r"(?:got|get|getting) rid of|away from|left|took over|taken over|takes over|now)\b",
         phrase,
     ):
         return m.group(1)
     return phrase.split()[0] if phrase.split() else ""
 
 
+_SELF = re.compile(r"^(?:this|it)(?:\s+(?:adr|record|decision|change|pr|document|note|rfc))?$")
 _HYPOTHETICAL = re.compile(r"\b(?:would|could|might|may|if|unless|whether)\b")
 _TRIM = re.compile(
     r"^(?:(?:the|our|a|an|all|any|its|their|every|of|as|support for|use of|"
@@ -251,7 +271,8 @@ _CHANGE_CUE = re.compile(
     r"rather|in place|in favou?r|replac|swap|substitut|supersed|succeed|took over|takes over|"
     r"renam|now|rewr|rebuil|re-?implement|rework|recreat|redone|no longer|not anymore|stop|"
     r"quit|ceas|remov|drop|decomm?iss?ion|retir|deprecat|delet|abandon|sunset|phas|upgrad|rid of|"
-    r"gone|closed|unsupported)",
+    r"gone|closed|unsupported|away from|left|took over|taken over|takes over|shut down|"
+    r"torn down|taken down)",
     re.IGNORECASE,
 )
 _PREFERENCE_CUE = re.compile(r"\b(?:over|to|rather than|instead of|above|before)\b")
@@ -279,6 +300,8 @@ def changes(text: str) -> tuple[Change, ...]:
                 groups = m.groupdict()
                 old = _filler(groups.get("a") or "")
                 new = _filler(groups.get("b") or "")
+                if _SELF.match(groups.get("b") or ""):
+                    new = frozenset()  # "This ADR supersedes ADR-0007": the text itself
                 if not old and not new:
                     continue
                 subject = _stems(plain) - old - new
@@ -308,6 +331,42 @@ def changes(text: str) -> tuple[Change, ...]:
                 )
                 covered.append((m.start(), m.end()))
     return tuple(found)
+
+
+# ------------------------------------------------------------------ decisions
+
+_DECIDE = re.compile(
+    r"^(?:[a-z]+:\s+)?(?:(?:we|the team|teams|all (?:\w+\s+)?(?:services|teams|repos))\s+"
+    r"(?:will\s+|shall\s+|now\s+|have\s+|has\s+)?(?:(?:decided|agreed|chosen|chose|opted)\s+"
+    r"to\s+)?|(?:always\s+)?(?=use\b))"
+    r"(?:use|adopt|adopted|chose|choose|chosen|go with|went with|standardi[sz]e on|"
+    r"standardi[sz]ed on|settle on|settled on|pick|picked|opt for|opted for|rely on)\s+"
+    r"(?P<b>[^,;]{1,60}?)\s+(?:for|as)\s+(?P<p>[^,;:()]{1,80}?)(?:[,;:(]|[.](?!\w)|$)"
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def decisions(text: str) -> tuple[Change, ...]:
+    """A decision for a thing for a job, without naming what it replaces: "We will use Kafka as
+    the event backbone for order events", "We chose gRPC for service-to-service calls", "Use
+    ruff for linting". Kind `decide`: `new` is the chosen thing, `subject` the job."""
+    if "use" not in text.casefold() and not _PICK_CUE.search(text):
+        return ()
+    out: list[Change] = []
+    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), _unlinked(text))):
+        plain = normalize(sentence).strip()
+        if not plain or plain.endswith("?"):
+            continue
+        m = _DECIDE.search(plain)
+        if m is None:
+            continue
+        new, job = _filler(m.group("b")), _stems(m.group("p"))
+        if new and job:
+            out.append(Change("decide", frozenset(), new, job, m.group(0)[:60], "decide", (), ()))
+    return tuple(out)
+
+
+_PICK_CUE = re.compile(r"\b(?:adopt|cho|go with|went with|standardi|settle|pick|opt|rely)", re.I)
 
 
 # ------------------------------------------------------------------ preferences
@@ -361,6 +420,7 @@ _FORBID = re.compile(
     r"(?P<verbal>\b(?:do not|don't|does not|doesn't|never|must not|mustn't|should not|"
     r"shouldn't|cannot|can't|may not)\s+(?:\w+ly\s+)?(?P<verb>[\w-]+)\s+)"
     r"|(?P<nominal>^(?:[a-z]+:\s+)?(?:there (?:is|are) )?no\s+(?:more\s+)?)"
+    r"|(?P<avoid>^(?:[a-z]+:\s+)?(?:always\s+|please\s+)?avoid(?:\s+using)?\s+)"
 )
 #: Where the forbidden thing ends: a preposition or a connective opens its circumstances.
 _OBJECT_END = re.compile(
@@ -419,11 +479,17 @@ _ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides)
 @functools.lru_cache(maxsize=1024)
 def tokens(text: str) -> tuple[str, ...]:
     """The stems of `text` in order, stopwords kept as "" (a modifier needs a neighbour)."""
+    plain = _CODE.sub(lambda m: m.group(1), text)
+    shouted = {w.casefold() for w in _SHOUT.findall(plain)}  # "US", "IT": names, not pronouns
     out = []
-    for w in _WORD.findall(normalize(_CODE.sub(lambda m: m.group(1), text))):
-        w = w.strip(".,:;'\"()").rstrip("-")
-        out.append("" if not w or w in lx.STOPWORDS else stem(w))
+    for w in _WORD.findall(normalize(plain)):
+        w = _POSSESSIVE.sub("", w).strip(".,:;'\"()").rstrip("-")
+        out.append("" if not w or (w in lx.STOPWORDS and w not in shouted) else stem(w))
     return tuple(out)
+
+
+_POSSESSIVE = re.compile(r"'s$")
+_SHOUT = re.compile(r"\b[A-Z]{2,}\b")
 
 
 def hedged(text: str) -> bool:
@@ -454,5 +520,14 @@ def targets(text: str) -> frozenset[str]:
 
 def cache_clear() -> None:
     """Forget the memoised readings (benchmarks measure the uncached cost)."""
-    for function in (entities, changes, preferences, prohibitions, words, tokens, targets):
+    for function in (
+        entities,
+        changes,
+        decisions,
+        preferences,
+        prohibitions,
+        words,
+        tokens,
+        targets,
+    ):
         function.cache_clear()

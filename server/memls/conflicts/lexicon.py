@@ -87,6 +87,11 @@ PAST_MARKERS: tuple[str, ...] = (
     "in the past",
     "years ago",
     "ago",
+    "initially",
+    "at first",
+    "first version",
+    "early days",
+    "at the time",
 )
 
 # The new text adds to the old one instead of replacing it.
@@ -324,3 +329,42 @@ NEGATIVE_MEMBERS = frozenset(
 TIME_DEICTICS = ("last", "this", "next")
 TIME_PERIODS = ("sprint", "week", "month", "quarter", "year", "release", "night", "time")
 TIME_ADVERBS = ("yesterday", "today", "tomorrow", "tonight", "recently", "lately", "nowadays")
+
+# How often something happens, said in words: a period in seconds ("weekly", "every night").
+# A frequency is a periodic duration ("every 6 hours"), compared with the other periods of
+# the same subject.
+FREQUENCY_ADVERBS = MappingProxyType(
+    {
+        "hourly": 3600.0,
+        "daily": 86400.0,
+        "nightly": 86400.0,
+        "weekly": 7 * 86400.0,
+        "fortnightly": 14 * 86400.0,
+        "biweekly": 14 * 86400.0,
+        "monthly": 30 * 86400.0,
+        "quarterly": 90 * 86400.0,
+        "yearly": 365 * 86400.0,
+        "annually": 365 * 86400.0,
+    }
+)
+# Nouns of a period after "every" / "once a" / "each" ("every night", "once a week").
+PERIOD_NOUNS = MappingProxyType(
+    {
+        "hour": 3600.0,
+        "day": 86400.0,
+        "night": 86400.0,
+        "morning": 86400.0,
+        "evening": 86400.0,
+        "week": 7 * 86400.0,
+        "month": 30 * 86400.0,
+        "quarter": 90 * 86400.0,
+        "year": 365 * 86400.0,
+    }
+)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# "every second week", "every other day": how many periods between two runs.
+ORDINAL_STEPS = MappingProxyType({"other": 2, "second": 2, "third": 3, "fourth": 4})
+# "twice a day": runs per period.
+TIMES_PER = MappingProxyType({"once": 1, "twice": 2, "thrice": 3})
+# Fractions of a unit ("half an hour", "a quarter of an hour").
+FRACTIONS = MappingProxyType({"half": 0.5, "quarter": 0.25})

@@ -113,7 +113,7 @@ FRAME_MIN_SHARE = 0.5
 #: Relative tolerance for sizes and durations (10 MB vs 10 MiB, a year vs 12 months).
 #: Ports, counts, versions, percentages and clock times compare exactly.
 VALUE_TOLERANCE = 0.05
-_TOLERANT_KINDS = frozenset({"size", "duration", "offset"})
+_TOLERANT_KINDS = frozenset({"size", "duration", "offset", "rate"})
 _NEGATIVE_STEMS = frozenset(stem(w) for w in lx.NEGATIVE_MEMBERS)
 
 
@@ -153,18 +153,21 @@ def score_pair(
     )
 
 
-_CODE_LINE = re.compile(r"^\s*(?:`[^`]+`|```.*```)\s*$", re.DOTALL)
+_CODE_LINE = re.compile(r"^\s*(?:`[^`]+`|```.*```|\|.*\|)\s*$", re.DOTALL)
 
 
 def _code_only(text: str) -> bool:
-    """A line that is only code (`uv run pytest -q`) shows a command, it claims nothing."""
+    """A line that is only code (`uv run pytest -q`) or a table row (`| Postgres | 15 |`)
+    shows something, it claims nothing."""
     return bool(_CODE_LINE.match(text))
 
 
 def lexical_similarity(a: Analysis, b: Analysis) -> float:
-    """Jaccard of content words (stemmed; numbers folded to their kind)."""
-    union = a.content | b.content
-    return len(a.content & b.content) / len(union) if union else 0.0
+    """Jaccard of content words (stemmed; numbers folded to their kind; a compound counts by
+    its parts too: "service-to-service" shares "service")."""
+    x, y = _with_parts(a.content), _with_parts(b.content)
+    union = x | y
+    return len(x & y) / len(union) if union else 0.0
 
 
 def gate(similarity: float, source: str) -> float:
@@ -259,6 +262,11 @@ def _signals(
         fire("choice_change", triggers)
     if "choice_change" not in found and (triggers := _typed_swap(new, existing, names)):
         fire("choice_change", triggers)
+    if "choice_change" not in found and (
+        (triggers := _decided_swap(new, existing, names))
+        or (triggers := _decided_swap(existing, new, names[::-1]))
+    ):
+        fire("choice_change", triggers)
     if "choice_change" in found and _told_before(new, existing, names):
         found.pop("choice_change")  # "renamed utils to common" / "... the common package"
     strong_frame, related = _change_frame(new, existing, a, b, names)
@@ -285,7 +293,7 @@ def _negation(cn: Clause, ce: Clause, ignore: frozenset[str]) -> list[str]:
 
 
 def _antonyms(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
-    hits = set()
+    hits = _prefixed_opposites(cn, ce)
     for x, y in ANTONYMS:
         for p, q in ((x, y), (y, x)):
             if (
@@ -299,6 +307,27 @@ def _antonyms(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
     return hits
 
 
+_NOT_PREFIXES = ("un", "non-", "non", "in", "self-")
+
+
+def _prefixed_opposites(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
+    """A word and its negated form ("signed" / "unsigned", "blocking" / "non-blocking"): the
+    morphology of an opposite, not a list of words."""
+    hits = set()
+    for x, _, keys_x, keys_y in (
+        (cn, ce, set(cn.keys), set(ce.keys)),
+        (ce, cn, set(ce.keys), set(cn.keys)),
+    ):
+        for k in keys_x:
+            if len(k) < 4 or k in keys_y:
+                continue
+            for prefix in _NOT_PREFIXES:
+                neg = prefix + k
+                if neg in keys_y and neg not in keys_x and (prefix != "in" or len(k) >= 6):
+                    hits.add((k, neg) if x is cn else (neg, k))
+    return hits
+
+
 def _comparable(x: Value, y: Value) -> bool:
     if x.kind != y.kind or x.kind == "year":
         return False
@@ -306,6 +335,8 @@ def _comparable(x: Value, y: Value) -> bool:
         return _same_anchor(x.anchor, y.anchor)
     if x.kind == "count":
         return not x.units or not y.units or bool(x.units & y.units)
+    if x.kind == "rate":
+        return bool(x.units & y.units)
     return True
 
 
@@ -314,7 +345,9 @@ def _same_anchor(x: str, y: str) -> bool:
     if not x or not y:
         return False
     short, long = sorted((x, y), key=len)
-    return x == y or (len(short) >= 4 and long.startswith(short))
+    if "." in long and "." not in short:
+        long = stem(long.split(".")[0])  # "node.js" is node
+    return x == y or short == long or (len(short) >= 4 and long.startswith(short))
 
 
 def _equal(x: Value, y: Value) -> bool:
@@ -339,10 +372,28 @@ def _differing_values(
                 continue
             if any(_comparable(x, z) and _equal(x, z) for z in b.values):
                 continue  # the old text also states the new value
-            if any(_comparable(y, z) and _equal(y, z) for z in a.values):
+            if any(_comparable(y, z) and _equal(y, z) for z in _kept(a)):
                 continue  # the new text still states the old value
             pairs.append((x, y))
     return pairs
+
+
+_REPLACED_BEFORE = re.compile(
+    r"\b(?:instead of|rather than|in place of|from)\s+(?:(?!to\b|into\b)\S+\s+){0,3}$"
+)
+
+
+def _kept(a: Analysis) -> list[Value]:
+    """The values a text states as holding: not one it names as replaced ("every two weeks
+    rather than every month", "from 30 to 60 seconds")."""
+    out = []
+    for c in a.clauses:
+        for v in c.values:
+            at = c.text.find(v.surface)
+            if at > 0 and _REPLACED_BEFORE.search(c.text[:at]):
+                continue
+            out.append(v)
+    return out
 
 
 def _value_change(
@@ -356,10 +407,13 @@ def _value_change(
     if anchors:  # the product is the shared subject of a version ("Django 5.0" / "Django 4.2")
         subject_n, subject_e = subject_n | anchors, subject_e | anchors
     pairs = [(x, y) for x, y in pairs if _periodic(cn, x) == _periodic(ce, y)]
+    pairs = [(x, y) for x, y in pairs if not _reading_and_bound(cn, x, ce, y)]
     if not pairs:
         return []  # "retained for 90 days" / "run every 6 hours": a lifetime and a period
+    spelled = bool(a.joined & set(ce.keys) or b.joined & set(cn.keys))  # "time out"/"timeout"
     if not _same_subject(subject_n, subject_e, ignore) and not (
-        _one_attribute(pairs, subject_n, subject_e, a, b) and not _parallel(cn, ce)
+        _one_attribute(pairs, cn, ce, subject_n, subject_e, a, b)
+        and (spelled or not _parallel(cn, ce))
     ):
         return []
     return [t for x, y in pairs for t in (x.surface, y.surface)]
@@ -372,18 +426,51 @@ def _periodic(clause: Clause, value: Value) -> bool:
     """A duration said as a period ("every 6 hours"), not as a length ("for 90 days")."""
     if value.kind != "duration":
         return False
+    if "<every>" in value.units:
+        return True  # "weekly", "every night", "once a week"
     at = clause.text.find(value.surface)
     return at > 0 and bool(_PERIOD.search(clause.text[:at]))
+
+
+_BOUND = re.compile(
+    r"\b(?:below|above|under|over|at least|at most|less than|more than|fewer than|no more than|"
+    r"up to|exceeds?|exceeding|minimum of|maximum of|max|min)\s+$"
+)
+#: Words of a norm: a value that is a rule ("the coverage gate is 80%"), not a reading.
+_NORM = re.compile(
+    r"\b(?:gate|threshold|limit|minimum|maximum|target|budget|cap|must|required|fails?)\b"
+)
+_READING = re.compile(r"\b(?:today|currently|right now|at the moment|as of|so far|this week)\b")
+
+
+def _bound(clause: Clause, value: Value) -> bool:
+    at = clause.text.find(value.surface)
+    return at > 0 and bool(_BOUND.search(clause.text[:at]))
+
+
+def _reading_and_bound(cn: Clause, x: Value, ce: Clause, y: Value) -> bool:
+    """A measurement taken at a time ("coverage is 91% today") against a threshold ("CI fails
+    when coverage drops below 80 percent"): a reading within a rule, two attributes."""
+    return any(
+        _READING.search(c.text) is not None
+        and not _bound(c, v)
+        and (_bound(d, w) or _NORM.search(d.text) is not None)
+        and _READING.search(d.text) is None
+        for c, v, d, w in ((cn, x, ce, y), (ce, y, cn, x))
+    )
 
 
 def _parallel(cn: Clause, ce: Clause) -> bool:
     """The two clauses say the same thing of two different subjects: one run of words differs,
     at the same place ("Worker pods get 2 GiB" / "API pods get 512 MiB")."""
-    only_n = [k for k in cn.keys if k not in ce.keys]
-    only_e = [k for k in ce.keys if k not in cn.keys]
+    said = {stem(w) for v in (*cn.values, *ce.values) if _spoken(v) for w in v.surface.split()}
+    keys_n = tuple(k for k in cn.keys if k not in said)  # "weekly" / "every day" are values
+    keys_e = tuple(k for k in ce.keys if k not in said)
+    only_n = [k for k in keys_n if k not in keys_e]
+    only_e = [k for k in keys_e if k not in keys_n]
     if not only_n or not only_e:
         return False
-    slot_n, slot_e = _slot(cn.keys, only_n), _slot(ce.keys, only_e)
+    slot_n, slot_e = _slot(keys_n, only_n), _slot(keys_e, only_e)
     if slot_n is None or slot_e is None:
         return False
     return (slot_n[0] is not None and slot_n[0] == slot_e[0]) or (
@@ -391,12 +478,28 @@ def _parallel(cn: Clause, ce: Clause) -> bool:
     )
 
 
+def _spoken(value: Value) -> bool:
+    """A value said in words that stay subject words ("weekly", "every day", "Thursdays")."""
+    return value.kind == "weekday" or "<every>" in value.units
+
+
 #: Value kinds that measure one attribute whatever the words around them.
-_MEASURES = frozenset({"duration", "size", "percent", "port"})
+_MEASURES = frozenset({"duration", "size", "percent", "port", "weekday", "offset"})
+
+
+_NO_NAMES: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+
+def _wordy(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """Tokens without bare numbers ("100 requests"): a value is what differs, not a modifier
+    of a subject; identifiers with digits ("v1 clients") stay."""
+    return tuple("" if t.replace(".", "").replace(",", "").isdigit() else t for t in tokens)
 
 
 def _one_attribute(
     pairs: list[tuple[Value, Value]],
+    cn: Clause,
+    ce: Clause,
     subject_n: set[str],
     subject_e: set[str],
     a: Analysis,
@@ -406,14 +509,31 @@ def _one_attribute(
     "The HTTP client times out after 5 seconds" / "Outbound HTTP requests time out after 30
     seconds". A second measure of the kind on either side means two attributes."""
     for x, y in pairs:
-        if x.kind not in _MEASURES:
-            continue  # a count ("3 times") measures whatever its words say
+        if x.kind in _MEASURES:
+            same = lambda v, w: v.kind == w.kind  # noqa: E731
+        elif x.kind == "rate":
+            each = {u[1:] for u in x.units | y.units if u.startswith("/")}
+            if not each <= (a.keys & b.keys) | frozenset(u[1:] for u in x.units & y.units):
+                continue  # "per token" / "anonymous clients": a rate of another thing
+            same = lambda v, w: v.kind == w.kind and bool(v.units & w.units)  # noqa: E731
+        elif x.kind == "version":
+            same = lambda v, w: v.kind == w.kind and _same_anchor(v.anchor, w.anchor)  # noqa: E731
+        else:
+            continue  # a bare count ("3 times") measures whatever its words say
         if (
-            sum(v.kind == x.kind for v in a.values) != 1
-            or sum(v.kind == y.kind for v in b.values) != 1
+            len({v.magnitude for v in _kept(a) if same(v, x)}) != 1
+            or len({v.magnitude for v in _kept(b) if same(v, y)}) != 1
         ):
             continue
-        shared = (subject_n & subject_e) - GENERIC_STEMS
+        shared = ((subject_n | a.joined) & (subject_e | b.joined)) - GENERIC_STEMS
+        head = next((k for k in cn.keys if k in shared), None)  # the first shared word
+        if head and _modified_apart(
+            _wordy(frames.tokens(cn.text)),
+            _wordy(frames.tokens(ce.text)),
+            frozenset({head}),
+            _NO_NAMES,
+        ):
+            continue  # "the lint job" / "the test job": two subjects
         if shared and len(a.keys) <= SHORT_TEXT_KEYS and len(b.keys) <= SHORT_TEXT_KEYS:
             return True
     return False
@@ -435,16 +555,29 @@ def _choice_change(
         return []  # "also"/"too" adds; differing values mean a second difference
     if cn.values and ce.values and _values_rule_out_a_swap(cn, ce):
         return []
+    if bool(cn.values) != bool(ce.values) and len(set(cn.keys) & set(ce.keys)) < 3:
+        return []  # "enforces a 30 second timeout" / "terminates TLS": a measure is no filler
     shared = set(cn.keys) & set(ce.keys)
     only_n = [k for k in cn.keys if k not in shared]
     only_e = [k for k in ce.keys if k not in shared]
     if len(shared) < 2 or not only_n or not only_e:
         return []
+    if shared <= names[0] | names[1]:
+        return []  # only the named thing is shared ("Argo CD uses ..." / "... by Argo CD"): two
+        #            things said of it, not two fillers of one slot
     if max(len(only_n), len(only_e)) > MAX_SLOT_WORDS:
         return []
     slot_n, slot_e = _slot(cn.keys, only_n), _slot(ce.keys, only_e)
     if slot_n is None or slot_e is None or not _aligned(slot_n, slot_e):
         return []  # differences in two places, or in different places: not one slot
+    swapped = {
+        k
+        for k in shared
+        if (k == cn.keys[0] and k == ce.keys[-1]) or (k == cn.keys[-1] and k == ce.keys[0])
+    }
+    if swapped & (names[0] | names[1]):
+        return []  # "Playwright tests run in ..." / "... tests use Playwright": the named thing
+        #            opens one clause and closes the other, it is what both talk about
     if slot_n[1] is not None and slot_n[1] == slot_e[1] and slot_n[1] in _INSTANCE_KINDS:
         return []  # "the Tressil service" / "the Kavon service": two things, not one slot
     if any((x in only_n and y in only_e) or (y in only_n and x in only_e) for x, y in ANTONYMS):
@@ -466,12 +599,36 @@ def _choice_change(
         max(len(cn.keys), len(ce.keys)) > SHORT_CLAUSE_KEYS
         or max(len(a.keys), len(b.keys)) > SHORT_TEXT_KEYS
     )
+    if (_relation(cn, fill_n) in _WHEN) != (_relation(ce, fill_e) in _WHEN):
+        return []  # "live in the database" / "cleaned up after a release": where vs when
     if long and not (set(fill_n) & names[0] and set(fill_e) & names[1]):
         return []  # in a long sentence only named things are alternatives for a slot
     return [cn.surface[k] for k in fill_n] + [ce.surface[k] for k in fill_e]
 
 
 _FOR_PHRASE = re.compile(r"\bfor\s+(?:(?:the|our|a|an|all|each|every)\s+)?(?P<first>[^\s,;.]+)")
+
+
+_RELATIONS = frozenset(
+    "in into on onto at to from with by via through over under after before for as using".split()
+)
+#: Prepositions of time: a filler they open says when, not what or where.
+_WHEN = frozenset("after before during until since".split())
+
+
+def _relation(clause: Clause, fill: list[str]) -> str | None:
+    """The preposition that introduces a slot filler ("stored [in] UTC", "log [to] stdout"):
+    the nearest one before the filler's last word, not further than two words before its
+    first. None without one."""
+    words = [w.strip(".,:;()`'\"") for w in clause.text.split()]
+    spots = [i for k in fill for i, w in enumerate(words) if w == clause.surface.get(k)]
+    if not spots:
+        return None
+    first, last = min(spots), max(spots)
+    for j in range(last - 1, max(-1, first - 3), -1):
+        if words[j] in _RELATIONS:
+            return words[j]
+    return None
 
 
 def _in_for_phrase(clause: Clause, fill: list[str]) -> bool:
@@ -549,6 +706,43 @@ def _typed_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
     return []
 
 
+def _decided_swap(
+    decided: str, other: str, names: tuple[frozenset[str], frozenset[str]]
+) -> list[str]:
+    """A decision for a thing for a job ("We chose gRPC for service-to-service calls") against
+    a short statement of the same job that names another thing and not the chosen one
+    ("Internal services talk to each other over JSON REST"): an implicit replacement."""
+    found = frames.decisions(decided)
+    if (
+        not found
+        or frames.changes(decided)
+        or frames.hedged(decided)
+        or frames.hedged(other)
+        or frames.additive(other)
+    ):
+        return []
+    theirs = analyze(other)
+    if len(theirs.keys) > SHORT_TEXT_KEYS or any(c.past for c in theirs.clauses):
+        return []
+    stated = _with_parts(frames.words(other) | names[1])
+    for decision in found:
+        job = decision.subject - GENERIC_STEMS
+        if not _with_parts(job) & stated or _restated(decision.new, names[0], stated):
+            continue  # another job, or the other text already names the chosen thing
+        others = frozenset(
+            w
+            for w in names[1] - names[0] - _with_parts(job) - decision.new
+            if len(w) > 1 and w[:1].isalpha()
+        )
+        if not others:
+            continue
+        shared = (frames.words(decided) & frames.words(other)) - GENERIC_STEMS
+        if _modified_apart(frames.tokens(decided), frames.tokens(other), shared, names):
+            continue
+        return [decision.trigger, *sorted(others)[:3]]
+    return []
+
+
 def _kinds(seq: tuple[str, ...], only: frozenset[str]) -> dict[str, str]:
     """kind noun -> the named thing before it ("toml" "file" -> {"file": "toml"})."""
     out = {}
@@ -579,7 +773,11 @@ def _modified_apart(
         return {
             seq[i - 1]
             for i, w in enumerate(seq)
-            if w == word and i > 0 and seq[i - 1] and seq[i - 1] not in GENERIC_STEMS
+            if w == word
+            and i > 0
+            and seq[i - 1]
+            and seq[i - 1] not in GENERIC_STEMS
+            and seq[i - 1] not in lx.NEGATORS  # "must not call" / "tests call": one act
         }
 
     for word in shared:
@@ -607,7 +805,14 @@ def _forbidden(rule: str, other: str, names: tuple[frozenset[str], frozenset[str
     clauses = analyze(other).clauses
     for thing, phrase in found:
         hit = thing & stated
-        if len(hit) < 2 and not (hit == thing and all(frames.identifier(w) for w in hit)):
+        compound = any(
+            _compound(w) and thing <= _with_parts(frozenset({w})) for w in frames.words(other)
+        )  # "default exports" / "default-exported": the thing named as one compound
+        if (
+            len(hit) < 2
+            and not (hit == thing and all(frames.identifier(w) for w in hit))
+            and not compound
+        ):
             continue  # one common word ("credentials", "Redis") is a topic, not the act
         if any(
             (c.negators or c.past or _negative(c)) and hit & _with_parts(frozenset(c.content))
@@ -631,9 +836,12 @@ def _preference_swap(new: str, existing: str) -> list[str]:
     """'A over B' against 'B over A' (order-sensitive preferences)."""
     for pa, pb, phrase_n in frames.preferences(new):
         for qa, qb, phrase_e in frames.preferences(existing):
+            crossed = (_overlap(pa, qb) >= 0.5 and _overlap(pa, qa) < 0.5) or (
+                _overlap(pb, qa) >= 0.5 and _overlap(pb, qb) < 0.5
+            )  # what one prefers, the other ranks below something: "the managed service over
+            #    running it ourselves" / "self-hosting to managed services"
             if (
-                _overlap(pa, qb) >= 0.5
-                and _overlap(pb, qa) >= 0.5
+                crossed
                 and _overlap(pa, qa) < 0.5
                 and _overlap(pb, qb) < 0.5
                 and not _scoped_preferences(new, existing, pa | pb, qa | qb)
@@ -674,7 +882,8 @@ def _change_frame(
     only B, the existing text shares the subject and names another thing in its place; or the
     existing text chose against A ("rather than using EKS") and the new one states A."""
     stated = _with_parts(_present(b) | names[1] | frames.words(existing))
-    old_keys = frozenset(k for c in b.clauses if not c.past for k in c.keys)
+    old_keys = frozenset(k for c in b.clauses if not c.past for k in c.keys)  # its length is
+    #   read on b.keys: a past clause ("Initially we'll ...") still makes a statement long
     if not frames.changes(new) and not frames.changes(existing):
         return None, False
     for change in () if frames.hedged(new) else frames.changes(new):
@@ -689,23 +898,23 @@ def _change_frame(
             named = frozenset(w for w in named if frames.tokens(new).count(w) < 2)  # nor is
             # a name said again ("Use Managed Service for Prometheus ... instead of Prometheus")
             key = named or (change.old - change.new)
-            if not named and len(old_keys) > SHORT_TEXT_KEYS:
+            if not named and len(b.keys) > SHORT_TEXT_KEYS:
                 continue  # common words replaced, against a paragraph: too loose to align
             if _share(key, stated) < FRAME_MIN_SHARE or not all(
                 w in stated
                 for w in key | change.old
-                if frames.identifier(w) and (w in key or w[:1].isdigit())
+                if frames.identifier(w) and not _compound(w) and (w in key or w[:1].isdigit())
             ):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
             scope = change.scope
             if len(scope) > 1 and _scoped_apart(scope, existing, stated):
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
             aside = not (change.subject - GENERIC_STEMS) & old_keys
-            if aside and len(old_keys) > SHORT_CLAUSE_KEYS:
+            if aside and len(b.keys) > SHORT_CLAUSE_KEYS:
                 continue  # the replaced thing named in passing, by a statement on another subject
             return _strong([change.marker, *change.old_words]), _related(change, old_keys)
         if change.kind in ("rewrite", "adopt") and change.new:
-            if not (change.subject - GENERIC_STEMS) & old_keys or len(old_keys) > SHORT_TEXT_KEYS:
+            if not (change.subject - GENERIC_STEMS) & old_keys or len(b.keys) > SHORT_TEXT_KEYS:
                 continue  # only a short statement on the same subject names the old filler
             others = frozenset(
                 w
@@ -742,8 +951,15 @@ def _scoped_apart(scope: tuple[str, ...], existing: str, stated: frozenset[str])
 
 def _with_parts(words: frozenset[str]) -> frozenset[str]:
     """Stems and the stemmed parts of compounds ("unit-test" -> unit, test; "acme/gateway-chart"
-    -> acme, gateway, chart)."""
-    return words | frozenset(stem(p) for w in words for p in re.split(r"[-/]", w) if p and p != w)
+    -> acme, gateway-chart, gateway, chart)."""
+    return words | frozenset(
+        stem(p) for w in words for p in re.split(r"[-/]", w) + w.split("/") if p and p != w
+    )
+
+
+def _compound(word: str) -> bool:
+    """Words joined by hyphens ("self-managed"): a compound, not an identifier like "v1"."""
+    return "-" in word and word.replace("-", "").isalpha()
 
 
 def _told_before(new: str, existing: str, names: tuple[frozenset[str], frozenset[str]]) -> bool:
