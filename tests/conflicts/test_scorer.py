@@ -371,3 +371,40 @@ def test_precision_and_recall_on_the_labelled_set():
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     assert precision >= 0.95, (precision, recall)
     assert recall >= 0.80, (precision, recall)
+
+
+@pytest.mark.parametrize(
+    "new, existing",
+    [
+        (
+            "checkout-service exchanges messages in Protobuf with its clients.",
+            "inventory-store exchanges messages in Protobuf with its clients.",
+        ),
+        (
+            "Backups of catalog-sync run every Monday at 17:00 UTC.",
+            "Backups of reporting-pipeline run every Wednesday at 17:00 UTC.",
+        ),
+        (
+            "CI for catalog-api runs on Buildkite; Beatriz Haddad keeps the pipeline green.",
+            "CI for checkout-worker runs on Buildkite; Freya Lindqvist keeps the pipeline green.",
+        ),
+        (
+            "inventory-sync is written in Rust; new modules follow the same layout.",
+            "inventory-indexer is written in Python; new modules follow the same layout.",
+        ),
+    ],
+)
+def test_statements_about_two_different_systems_do_not_contradict(new, existing):
+    """What one statement says of its system cannot contradict what another says of another
+    (found on the latency corpus: 55k false pairs among 10k generated project memories)."""
+    assert not score_pair(new, existing, similarity=0.9, similarity_kind="cosine").contradiction
+
+
+def test_a_system_that_names_the_other_is_still_compared():
+    verdict = score_pair(
+        "order-service replaces legacy-orders for all checkouts.",
+        "legacy-orders handles every checkout.",
+        similarity=0.8,
+        similarity_kind="cosine",
+    )
+    assert verdict.contradiction

@@ -531,3 +531,35 @@ def cache_clear() -> None:
         targets,
     ):
         function.cache_clear()
+
+
+_SYSTEM = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+$")  # checkout-service, billing_api
+_TOPIC_LEAD = frozenset({"of", "for"})  # "Backups of catalog-sync ...", "CI for search-api ..."
+
+
+def topics(text: str) -> frozenset[str]:
+    """The systems a statement is about: a system identifier (lower-case words joined by - _ or
+    .) that opens a sentence or follows "of"/"for" among its first four words. "checkout-service
+    exchanges messages in Protobuf": checkout-service. Not a filler after a verb ("we deploy
+    with docker-compose" has no topic)."""
+    out: set[str] = set()
+    for sentence in _SENTENCE.split(_CODE.sub(" ", _unlinked(text))):
+        toks = [t.rstrip(".:-,") for t in _NAME_TOKEN.findall(sentence)[:4]]
+        for i, tok in enumerate(toks):
+            if _SYSTEM.match(tok) and (i == 0 or toks[i - 1].casefold() in _TOPIC_LEAD):
+                out.add(tok)
+    return frozenset(out)
+
+
+def apart(new: str, existing: str) -> bool:
+    """Two statements about two different systems, neither naming the other's: "checkout-service
+    uses Protobuf" / "inventory-store uses Protobuf", "Backups of catalog-sync run on Mondays" /
+    "Backups of reporting-pipeline run on Wednesdays". What one says of its system cannot
+    contradict what the other says of another."""
+    mine, theirs = topics(new), topics(existing)
+    if not mine or not theirs or mine & theirs:
+        return False
+    low_new, low_existing = new.casefold(), existing.casefold()
+    return not any(t.casefold() in low_existing for t in mine) and not any(
+        t.casefold() in low_new for t in theirs
+    )

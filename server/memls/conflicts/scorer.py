@@ -219,6 +219,8 @@ def _signals(
 ) -> tuple[list[Signal], bool]:
     """The signals that fired, and whether an aligned change frame makes the pair related
     whatever its similarity."""
+    if frames.apart(new, existing):
+        return [], False  # about two different systems (`frames.topics`)
     found: dict[str, list[str]] = {}
     names = (frames.entities(new), frames.entities(existing))
     hedged = frames.hedged(new) or frames.hedged(existing)  # an option weighed is no choice
