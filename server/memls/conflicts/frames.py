@@ -537,6 +537,7 @@ _SYSTEM = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+$")  # checkout-service
 _TOPIC_LEAD = frozenset({"of", "for"})  # "Backups of catalog-sync ...", "CI for search-api ..."
 
 
+@functools.lru_cache(maxsize=2048)
 def topics(text: str) -> frozenset[str]:
     """The systems a statement is about: a system identifier (lower-case words joined by - _ or
     .) that opens a sentence or follows "of"/"for" among its first four words. "checkout-service

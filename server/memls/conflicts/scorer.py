@@ -296,6 +296,8 @@ def _negation(cn: Clause, ce: Clause, ignore: frozenset[str]) -> list[str]:
 
 def _antonyms(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
     hits = _prefixed_opposites(cn, ce)
+    if not cn.switches or not ce.switches:
+        return hits  # a listed opposite needs a switch word on both sides
     for x, y in ANTONYMS:
         for p, q in ((x, y), (y, x)):
             if (

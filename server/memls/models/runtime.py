@@ -53,12 +53,12 @@ class ModelRuntime:
         intra_op_threads: int = 2,
         max_workers: int = 2,
         embed_max_length: int = 256,
-        embed_batch_size: int = 8,  # vs 16: 10k ingest peak 314 vs 367 MB, no slower
+        embed_batch_size: int = 4,  # 4/4 vs 8/8: 10k ingest peak -21 MB, same rate
         pooling: Pooling = "cls",
         rerank_max_length: int = 128,
         rerank_batch_size: int = 4,  # vs 8: 10 LoCoMo pairs 131 vs 173 ms (rerank_cost.py)
         late_max_length: int = 180,
-        late_batch_size: int = 8,
+        late_batch_size: int = 4,  # (benchmarks/results/encode-batch.txt)
         cache_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
