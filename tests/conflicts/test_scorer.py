@@ -396,7 +396,7 @@ def test_precision_and_recall_on_the_labelled_set():
 )
 def test_statements_about_two_different_systems_do_not_contradict(new, existing):
     """What one statement says of its system cannot contradict what another says of another
-    (found on the latency corpus: 55k false pairs among 10k generated project memories)."""
+    (found on the latency corpus: 27k false pairs among 10k generated project memories)."""
     assert not score_pair(new, existing, similarity=0.9, similarity_kind="cosine").contradiction
 
 
