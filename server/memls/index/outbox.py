@@ -12,6 +12,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from memls.index.chroma import VectorIndex, metadata
 from memls.models.late import MODEL_TAG, pack
 from memls.store.unit import Store
@@ -51,6 +53,10 @@ class Indexer:
         self._late_error: str | None = None
         self.after_index = after_index
         self._checked: set[str] = set()
+        # memory id -> (content, its batch's bge vectors, its batch's token vectors, its place
+        # in that batch), encoded ahead: the next batch's encoders run on the model pool while
+        # this batch is checked (Python)
+        self._ahead: dict[str, tuple[str, Future[Any], Future[Any] | None, int]] = {}
         self.stopping = False  # set by the worker's stop(): finish the batch, take no more
         self._lock = threading.Lock()
         self.last_error: str | None = None
@@ -67,7 +73,7 @@ class Indexer:
                 if not rows:
                     break
                 try:
-                    self._apply(rows)
+                    self._apply(rows, batch)
                 except Exception as exc:
                     self.last_error = f"{type(exc).__name__}: {exc}"
                     self.queue.failed([r["seq"] for r in rows], self.last_error)
@@ -75,12 +81,48 @@ class Indexer:
                 self.queue.done([r["seq"] for r in rows])
                 done += len(rows)
                 self.last_error = None
+            self._ahead.clear()  # what was encoded ahead and not used (stopped, limit)
         return done
 
-    def _apply(self, rows: list[sqlite3.Row]) -> None:
+    def _fresh(self, rows: list[sqlite3.Row]) -> dict[str, dict[str, set[str]]]:
         by_project: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         for row in rows:
             by_project[row["project"]][row["memory_id"]].add(row["op"])
+        return by_project
+
+    def _encode_ahead(self, rows: list[sqlite3.Row], size: int) -> None:
+        """Start encoding the memories of the batch behind `rows` (both encoders, on the
+        model pool) so that they run while this batch is checked."""
+        if self.embedder is None or self.index is None or not rows:
+            return
+        following = self.queue.next_batch(size, after=rows[-1]["seq"])
+        for project, ops in self._fresh(following).items():
+            wanted = [i for i, o in ops.items() if "index" in o and i not in self._ahead]
+            if not wanted:
+                continue
+            with self.store.read(project) as tx:
+                current = tx.memories.fetch_many(wanted)
+            fresh = [current[i] for i in wanted if i in current]
+            if not fresh:
+                continue
+            texts = [r["content"] for r in fresh]
+            vectors = self.embedder.submit(texts)
+            tokens = None if self.late is None else self.late.submit(texts)
+            for k, r in enumerate(fresh):
+                self._ahead[r["id"]] = (r["content"], vectors, tokens, k)
+
+    def _encoded(self, fresh: list[sqlite3.Row]) -> tuple[_Picked, _Picked | None] | None:
+        """The encodings started ahead for exactly these rows (same texts), or None."""
+        got = [self._ahead.pop(r["id"], None) for r in fresh]
+        picked = [g for g, r in zip(got, fresh) if g is not None and g[0] == r["content"]]
+        if len(picked) < len(fresh):
+            return None
+        vectors = _Picked([(g[1], g[3]) for g in picked])
+        tokens = [(g[2], g[3]) for g in picked if g[2] is not None]
+        return vectors, (_Picked(tokens) if len(tokens) == len(picked) else None)
+
+    def _apply(self, rows: list[sqlite3.Row], size: int = 128) -> None:
+        by_project = self._fresh(rows)
         for project, ops in by_project.items():
             ids = list(ops)
             with self.store.read(project) as tx:
@@ -93,13 +135,22 @@ class Indexer:
                 self.index.delete(project, gone)
                 self.tokens.delete(project, gone)
                 if fresh:
+                    ahead = self._encoded(fresh)
                     # the token vectors encode on the pool's other thread meanwhile
-                    tokens = self._submit_tokens(fresh)
+                    tokens: Future[list[Any]] | _Picked | None = (
+                        self._submit_tokens(fresh)
+                        if ahead is None or ahead[1] is None
+                        else ahead[1]
+                    )
                     try:
-                        vectors = self.embedder.embed([r["content"] for r in fresh])
+                        if ahead is not None:
+                            vectors = np.stack(ahead[0].result())
+                        else:
+                            vectors = self.embedder.embed([r["content"] for r in fresh])
                     except Exception:
                         self._check(project, fresh, None)  # detection does not wait for it
                         raise
+                    self._encode_ahead(rows, size)
                     # checked before the batch is in the index, so the nearest it finds there
                     # are earlier memories (the detector adds the batch's own); the token
                     # vectors keep encoding meanwhile
@@ -118,7 +169,7 @@ class Indexer:
         return None if self.late is None else self.late.submit([r["content"] for r in rows])
 
     def _token_vectors(
-        self, project: str, rows: list[sqlite3.Row], encoding: Future[list[Any]] | None
+        self, project: str, rows: list[sqlite3.Row], encoding: Future[list[Any]] | _Picked | None
     ) -> None:
         """The late-interaction token vectors of new memories (encoded on the model pool). A
         missing or failing model leaves them absent: queries say so (degraded) and `doctor`
@@ -153,3 +204,14 @@ class Indexer:
         picked_vectors = None if vectors is None else vectors[[i for i, _ in todo]]
         self.after_index(project, picked, picked_vectors)
         self._checked.update(r["id"] for r in picked)
+
+
+class _Picked:
+    """Items of batch encodings started ahead (each whole a Future of a list or array), taken
+    when `result()` is asked for: the caller waits only then."""
+
+    def __init__(self, picks: list[tuple[Future[Any], int]]) -> None:
+        self.picks = picks
+
+    def result(self) -> list[Any]:
+        return [whole.result()[k] for whole, k in self.picks]

@@ -57,9 +57,11 @@ class OutboxQueue:
             return int(self.db.read("SELECT count(*) FROM outbox")[0][0])
         return int(self.db.read("SELECT count(*) FROM outbox WHERE project = ?", (project,))[0][0])
 
-    def next_batch(self, size: int) -> list[sqlite3.Row]:
+    def next_batch(self, size: int, after: int | None = None) -> list[sqlite3.Row]:
+        """The first `size` rows (after the row `after`: the batch behind the one in hand)."""
         return self.db.read(
-            "SELECT seq, project, memory_id, op FROM outbox ORDER BY seq LIMIT ?", (size,)
+            "SELECT seq, project, memory_id, op FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+            (-1 if after is None else after, size),
         )
 
     def _tell_applied(self, conn: sqlite3.Connection, seqs: list[int]) -> None:
