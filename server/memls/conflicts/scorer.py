@@ -666,17 +666,23 @@ def _named_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
     rest = (words_n - shared - only_n) | (words_e - shared - only_e)
     if len(rest) > NAMED_SWAP_REST:
         return []  # more differs than the named things: another statement, not another choice
-    if (
+    if _no_present_choice(new, existing):
+        return []
+    if _modified_apart(frames.tokens(new), frames.tokens(existing), shared, names):
+        return []
+    return sorted(only_n)[:3] + sorted(only_e)[:3]
+
+
+def _no_present_choice(new: str, existing: str) -> bool:
+    """Either side weighs an option ("we could"), adds ("also") or speaks of the past: no
+    choice of now to swap."""
+    return (
         frames.hedged(new)
         or frames.hedged(existing)
         or frames.additive(new)
         or frames.additive(existing)
         or any(c.past for text in (new, existing) for c in analyze(text).clauses)
-    ):
-        return []
-    if _modified_apart(frames.tokens(new), frames.tokens(existing), shared, names):
-        return []
-    return sorted(only_n)[:3] + sorted(only_e)[:3]
+    )
 
 
 def _typed_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[str]]) -> list[str]:
@@ -698,13 +704,7 @@ def _typed_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
         shared = (words_n & words_e) - GENERIC_STEMS - {kind}
         if not shared:
             continue
-        if (
-            frames.hedged(new)
-            or frames.hedged(existing)
-            or frames.additive(new)
-            or frames.additive(existing)
-            or any(c.past for text in (new, existing) for c in analyze(text).clauses)
-        ):
+        if _no_present_choice(new, existing):
             return []
         return [kinds_n[kind], kinds_e[kind], kind]
     return []

@@ -84,7 +84,7 @@ class Indexer:
             self._ahead.clear()  # what was encoded ahead and not used (stopped, limit)
         return done
 
-    def _fresh(self, rows: list[sqlite3.Row]) -> dict[str, dict[str, set[str]]]:
+    def _by_project(self, rows: list[sqlite3.Row]) -> dict[str, dict[str, set[str]]]:
         by_project: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         for row in rows:
             by_project[row["project"]][row["memory_id"]].add(row["op"])
@@ -96,7 +96,7 @@ class Indexer:
         if self.embedder is None or self.index is None or not rows:
             return
         following = self.queue.next_batch(size, after=rows[-1]["seq"])
-        for project, ops in self._fresh(following).items():
+        for project, ops in self._by_project(following).items():
             wanted = [i for i, o in ops.items() if "index" in o and i not in self._ahead]
             if not wanted:
                 continue
@@ -122,7 +122,7 @@ class Indexer:
         return vectors, (_Picked(tokens) if len(tokens) == len(picked) else None)
 
     def _apply(self, rows: list[sqlite3.Row], size: int = 128) -> None:
-        by_project = self._fresh(rows)
+        by_project = self._by_project(rows)
         for project, ops in by_project.items():
             ids = list(ops)
             with self.store.read(project) as tx:
