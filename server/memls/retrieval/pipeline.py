@@ -177,7 +177,7 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
     lifted = _lift(head, logits, config) if logits else {}
     results: list[protocol.QueryHit] = []
     ordered = _current_first(
-        _related(r.reads, seen, _order(unique, logits, config, lifted, at), params.k)
+        _related(r.reads, _order(unique, logits, config, lifted, at), params.k)
     )
     for final, item, logit, reordered in ordered[: params.k]:
         _, _, factors, m = item
@@ -342,10 +342,11 @@ def _rerank(
         return None
 
 
-def _related(reads: SearchQueries, seen: Visibility, ordered: list[Any], k: int) -> list[Any]:
+def _related(reads: SearchQueries, ordered: list[Any], k: int) -> list[Any]:
     """The first k results with their links and open contradictions, and so is every other
     candidate one of them names (the other side `_current_first` may move up, and so on):
-    only those can reach the first k, so the rest need not pay for the lookups."""
+    only those can reach the first k, so the rest need not pay for the lookups. The records
+    are those of the final gate; only their edges are read."""
     position = {entry[1][3].id: i for i, entry in enumerate(ordered)}
     out = list(ordered)
     wanted = [entry[1][3].id for entry in ordered[:k]]
@@ -353,7 +354,7 @@ def _related(reads: SearchQueries, seen: Visibility, ordered: list[Any], k: int)
     while wanted:
         done.update(wanted)
         named: list[str] = []
-        for memory in reads.visible(seen, wanted):
+        for memory in reads.related([ordered[position[i]][1][3] for i in wanted]):
             i = position[memory.id]
             final, item, logit, reordered = out[i]
             out[i] = (final, (*item[:3], memory), logit, reordered)
