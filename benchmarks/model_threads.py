@@ -57,15 +57,7 @@ def run(path: str, store: str, threads: int, ingest: int) -> dict:
         ):
             started = time.perf_counter()
             for item in items:
-                engine.store(
-                    p.StoreParams(
-                        text=item.text,
-                        project=project,
-                        valid_from=item.valid_from,
-                        source_uri=item.source_uri,
-                        source_range=item.source_range,
-                    )
-                )
+                engine.store(item.params(project))
             assert engine.flush(timeout=7200)
             out["ingest_per_s"] = round(len(items) / (time.perf_counter() - started), 1)
     models.close()

@@ -63,15 +63,7 @@ def main() -> int:
         have = engine.db.read("SELECT count(*) FROM memories WHERE project = ?", (project,))[0][0]
         if have == 0:
             for item in project_items(sample, args.size):
-                engine.store(
-                    p.StoreParams(
-                        text=item.text,
-                        project=project,
-                        valid_from=item.valid_from,
-                        source_uri=item.source_uri,
-                        source_range=item.source_range,
-                    )
-                )
+                engine.store(item.params(project))
             assert engine.flush(timeout=7200)
             have = args.size
         for depth in DEPTHS:
