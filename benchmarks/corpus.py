@@ -46,6 +46,18 @@ class Item:
     source_range: str
     dia_id: str | None
 
+    def params(self, project: str):
+        """The store request for this memory in `project` (a protocol.StoreParams)."""
+        from memls import protocol
+
+        return protocol.StoreParams(
+            text=self.text,
+            project=project,
+            valid_from=self.valid_from,
+            source_uri=self.source_uri,
+            source_range=self.source_range,
+        )
+
 
 # --- vocabulary (invented; no LoCoMo speaker is in it: `_names` drops any that is) -------------
 

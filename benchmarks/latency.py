@@ -77,15 +77,7 @@ def worker(path: str, size: int, data_dir: str, conversation: int) -> dict:
         owner: dict[str, str] = {}
         for item in items:
             t0 = time.perf_counter()
-            r = engine.store(
-                p.StoreParams(
-                    text=item.text,
-                    project=project,
-                    valid_from=item.valid_from,
-                    source_uri=item.source_uri,
-                    source_range=item.source_range,
-                )
-            )
+            r = engine.store(item.params(project))
             acks.append((time.perf_counter() - t0) * 1000)
             if item.dia_id is not None:
                 owner[r.id] = item.dia_id

@@ -1,6 +1,7 @@
 """Where a query's time goes at N memories: BM25, the query embedding, the vector source
-(Chroma + the SQL filters), the final fetch through the filters, the whole query without and
-with re-ranking. LoCoMo turns as memories, as in latency.py.
+(Chroma + the SQL filters), the final fetch through the filters, the whole query at each
+depth. The latency corpus of latency.py (the first dev conversation and generated project
+memories, `corpus.project_items`).
 
     python benchmarks/query_parts.py ../shared/data/locomo/locomo-dev.json --size 10000 \
         [--store DIR]
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import statistics
 import sys
@@ -24,7 +26,8 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent))
 
-from latency import PROJECT, corpus
+from corpus import project_items, questions
+from latency import DEPTHS, params_for
 from memls import protocol as p
 from memls.engine import Engine
 from memls.retrieval.pipeline import Retriever
@@ -42,8 +45,9 @@ def main() -> int:
     parser.add_argument("--store")
     parser.add_argument("--queries", type=int, default=100)
     args = parser.parse_args()
-    samples = json.loads(Path(args.path).read_text())
-    questions = [qa["question"] for s in samples for qa in s["qa"]][: args.queries]
+    sample = json.loads(Path(args.path).read_text())[0]
+    project = sample["sample_id"]
+    asked = [qa["question"] for qa in questions(sample)][: args.queries]
     times: dict[str, list[float]] = {}
 
     def timed(label, fn):
@@ -56,15 +60,16 @@ def main() -> int:
         tempfile.TemporaryDirectory() as tmp,
         Engine.open(args.store or tmp, front="bench", cache=False) as engine,
     ):
-        have = engine.db.read("SELECT count(*) FROM memories WHERE project = ?", (PROJECT,))[0][0]
+        have = engine.db.read("SELECT count(*) FROM memories WHERE project = ?", (project,))[0][0]
         if have == 0:
-            for text, when in corpus(samples, args.size):
-                engine.store(p.StoreParams(text=text, project=PROJECT, valid_from=when))
+            for item in project_items(sample, args.size):
+                engine.store(item.params(project))
             assert engine.flush(timeout=7200)
             have = args.size
-        engine.query(p.QueryParams(query="warm up", project=PROJECT))
-        for q in questions:
-            seen = engine.visibility(PROJECT, valid_at=None, as_of=None, include_user=False)
+        for depth in DEPTHS:
+            engine.query(params_for(p, depth, query="warm up", project=project))
+        for q in asked:
+            seen = engine.visibility(project, valid_at=None, as_of=None, include_user=False)
             lex = timed(
                 "BM25 (FTS5, filters in SQL)", lambda: _retriever(engine).lexical(seen, q, 50)
             )
@@ -77,17 +82,13 @@ def main() -> int:
             timed(
                 "final fetch through the filters", lambda: engine.storage.search.visible(seen, ids)
             )
-            timed(
-                "query, no re-rank",
-                lambda: engine.query(p.QueryParams(query=q, project=PROJECT, rerank=False)),
-            )
-            timed(
-                "query, interactive",
-                lambda: engine.query(p.QueryParams(query=q, project=PROJECT, mode="interactive")),
-            )
-            timed("query, default", lambda: engine.query(p.QueryParams(query=q, project=PROJECT)))
+            for depth in DEPTHS:
+                timed(
+                    f"query, depth {depth}",
+                    lambda: engine.query(params_for(p, depth, query=q, project=project, k=25)),
+                )
     print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
-    print(f"# {have} memories, {len(questions)} questions; ms\n")
+    print(f"# {have} memories, {len(asked)} questions; ms; load average {os.getloadavg()}\n")
     print("| part | p50 | p95 |")
     print("|---|---|---|")
     for label, values in times.items():

@@ -164,22 +164,35 @@ class Detector:
         return kept[:TARGETED]
 
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:
-        """Findings for each of a batch of new rows of one project."""
-        return [self.detect(row, pairs) for row, pairs in zip(rows, self.candidates(rows, vectors))]
+        """Findings for each of a batch of new rows of one project. The candidates' records
+        and note facts are read once for the batch (two statements, not two a row)."""
+        if not rows:
+            return []
+        near = self.candidates(rows, vectors)
+        seen = Visibility(projects=(rows[0]["project"],), now=self.now)
+        # the hard filters again: Chroma's metadata may lag the record
+        wanted = list(dict.fromkeys(i for pairs in near for i, _ in pairs))
+        records = self.reads.visible_rows(seen, wanted) if wanted else {}
+        notes = self.reads.note_units(rows[0]["project"], [*(r["id"] for r in rows), *records])
+        return [self.detect(row, pairs, records, notes) for row, pairs in zip(rows, near)]
 
-    def detect(self, row: sqlite3.Row, pairs: list[tuple[str, float | None]]) -> list[Finding]:
+    def detect(
+        self,
+        row: sqlite3.Row,
+        pairs: list[tuple[str, float | None]],
+        records: dict[str, sqlite3.Row],
+        notes: dict[str, sqlite3.Row],
+    ) -> list[Finding]:
+        """Score `row` against its candidates `pairs`; `records`: the visible candidates'
+        rows, `notes`: the note-unit facts of `row` and of them."""
         if not pairs:
             return []
-        seen = Visibility(projects=(row["project"],), now=self.now)
-        # the hard filters again: Chroma's metadata may lag the record
-        rows = self.reads.visible_rows(seen, [i for i, _ in pairs])
-        notes = self.reads.note_units(row["project"], [row["id"], *rows])
         here = notes.get(row["id"])
         if here is not None and (not here["claim"] or not here["current"]):
             return []  # no claim, or its note was rejected or superseded: never the newer side
         findings = []
         for memory_id, cosine in pairs:
-            other = rows.get(memory_id)
+            other = records.get(memory_id)
             if other is None or not _before(other, row):
                 continue  # only what was there before: the later one's own check covers it
             if not _compared(here, notes.get(memory_id)):

@@ -492,12 +492,14 @@ _POSSESSIVE = re.compile(r"'s$")
 _SHOUT = re.compile(r"\b[A-Z]{2,}\b")
 
 
+@functools.lru_cache(maxsize=2048)
 def hedged(text: str) -> bool:
     """Does the text weigh an option instead of stating a choice ("we could use X", "Option
     2: ...", "should we ...?")?"""
     return bool(_HEDGE.search(normalize(text)))
 
 
+@functools.lru_cache(maxsize=2048)
 def additive(text: str) -> bool:
     return bool(_ADDITIVE.search(normalize(text)))
 

@@ -20,6 +20,7 @@ How a verdict is reached
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from types import MappingProxyType
@@ -318,18 +319,26 @@ def _prefixed_opposites(cn: Clause, ce: Clause) -> set[tuple[str, str]]:
     """A word and its negated form ("signed" / "unsigned", "blocking" / "non-blocking"): the
     morphology of an opposite, not a list of words."""
     hits = set()
-    for x, _, keys_x, keys_y in (
-        (cn, ce, set(cn.keys), set(ce.keys)),
-        (ce, cn, set(ce.keys), set(cn.keys)),
-    ):
-        for k in keys_x:
-            if len(k) < 4 or k in keys_y:
-                continue
-            for prefix in _NOT_PREFIXES:
-                neg = prefix + k
-                if neg in keys_y and neg not in keys_x and (prefix != "in" or len(k) >= 6):
-                    hits.add((k, neg) if x is cn else (neg, k))
+    keys_n, keys_e = frozenset(cn.keys), frozenset(ce.keys)
+    for base, neg in _negated_forms(keys_e):  # "unsigned" in ce, "signed" in cn
+        if base in keys_n and base not in keys_e and neg not in keys_n:
+            hits.add((base, neg))
+    for base, neg in _negated_forms(keys_n):
+        if base in keys_e and base not in keys_n and neg not in keys_e:
+            hits.add((neg, base))
     return hits
+
+
+@functools.lru_cache(maxsize=4096)
+def _negated_forms(keys: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """(word, its negated form) for each key that is a negating prefix + a word of four
+    letters or more (six after "in": "insecure", not "index")."""
+    return tuple(
+        (neg[len(prefix) :], neg)
+        for neg in keys
+        for prefix in _NOT_PREFIXES
+        if neg.startswith(prefix) and len(neg) - len(prefix) >= (6 if prefix == "in" else 4)
+    )
 
 
 def _comparable(x: Value, y: Value) -> bool:
@@ -953,6 +962,7 @@ def _scoped_apart(scope: tuple[str, ...], existing: str, stated: frozenset[str])
     return not modifiers or bool(modifiers - set(scope) - GENERIC_STEMS)
 
 
+@functools.lru_cache(maxsize=4096)
 def _with_parts(words: frozenset[str]) -> frozenset[str]:
     """Stems and the stemmed parts of compounds ("unit-test" -> unit, test; "acme/gateway-chart"
     -> acme, gateway-chart, gateway, chart)."""

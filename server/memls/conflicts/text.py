@@ -37,7 +37,10 @@ _HYPHENED = re.compile(
 _EMPHASIS = re.compile(r"(?<![\w])_+|_+(?![\w])")
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
+    """NFKC, quotes folded, case folded, emphasis out. Memoised: every rule of a pair reads
+    the same two texts again (15% of the scorer's time before)."""
     value = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
     value = _EMPHASIS.sub(" ", value)  # "_front_" is emphasis; "APP_DEBUG" keeps its "_"
     return _PULL_REQUEST.sub(lambda m: m.group(0).replace(" ", "-"), value)

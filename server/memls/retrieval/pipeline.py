@@ -144,7 +144,7 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
     depth = depth_of(params)
     config = r.config
     query_tokens = _submit_late(r, params, depth)
-    lex, vec = _candidates(r, params, seen, degraded)
+    lex, vec, early = _candidates(r, params, seen, degraded)
     if config.fusion == "rrf":
         fused = fusion.rrf(
             sorted(lex, key=lambda i: lex[i], reverse=True),
@@ -169,15 +169,17 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
         if late:
             w = config.late_weight
             fused = {i: (1.0 - w) * s + w * late[i] for i, s in fused.items()}
-    # The final gate: fetch the candidates through the same hard filters (their links and
-    # contradictions later, for the results only).
-    unique = _boosted(r.reads.visible(seen, list(fused), relations=False), fused, seen.now, config)
+    # The final gate: the candidates' records through the same hard filters (the BM25 ones
+    # were read while the query embedded; links and contradictions later, for the results).
+    later = [i for i in fused if i not in early]
+    records = [*early.values(), *r.reads.visible(seen, later, relations=False)]
+    unique = _boosted([m for m in records if m.id in fused], fused, seen.now, config)
     at, head = _head(unique, params, config, depth)
     logits = _rerank(r, params.query, head, degraded) if head else None
     lifted = _lift(head, logits, config) if logits else {}
     results: list[protocol.QueryHit] = []
     ordered = _current_first(
-        _related(r.reads, seen, _order(unique, logits, config, lifted, at), params.k)
+        _related(r.reads, _order(unique, logits, config, lifted, at), params.k)
     )
     for final, item, logit, reordered in ordered[: params.k]:
         _, _, factors, m = item
@@ -239,9 +241,11 @@ def _late(
 
 def _candidates(
     r: Retriever, params: protocol.QueryParams, seen: Visibility, degraded: list[str]
-) -> tuple[dict[str, float], dict[str, float]]:
-    """BM25 and vector candidates; the query embeds on the model pool while BM25 runs here
-    (both release the GIL). A source that is off or failing is named in `degraded`."""
+) -> tuple[dict[str, float], dict[str, float], dict[str, protocol.Memory]]:
+    """BM25 and vector candidates, and the records of the BM25 ones: the query embeds on the
+    model pool while BM25 runs here and the final gate reads its candidates (both release the
+    GIL), so that read is off the query's critical path. A source that is off or failing is
+    named in `degraded`."""
     n = max(r.config.candidates, params.k)
     embedding = None
     if r.index is not None and r.models is not None and params.mode != "lexical":
@@ -249,13 +253,15 @@ def _candidates(
     elif r.index is None:
         degraded.append("vector search is switched off (settings: vectors = false)")
     lex = r.lexical(seen, params.query, n)
+    early: dict[str, protocol.Memory] = {}
     vec: dict[str, float] = {}
     if embedding is not None:
+        early = {m.id: m for m in r.reads.visible(seen, list(lex), relations=False)}
         try:
             vec = r.nearest(seen, embedding.result()[0], n)
         except Exception as exc:  # noqa: BLE001 - degraded loudly: the result says why
             degraded.append(f"vector search unavailable: {exc}")
-    return lex, vec
+    return lex, vec, early
 
 
 def _boosted(
@@ -342,10 +348,11 @@ def _rerank(
         return None
 
 
-def _related(reads: SearchQueries, seen: Visibility, ordered: list[Any], k: int) -> list[Any]:
+def _related(reads: SearchQueries, ordered: list[Any], k: int) -> list[Any]:
     """The first k results with their links and open contradictions, and so is every other
     candidate one of them names (the other side `_current_first` may move up, and so on):
-    only those can reach the first k, so the rest need not pay for the lookups."""
+    only those can reach the first k, so the rest need not pay for the lookups. The records
+    are those of the final gate; only their edges are read."""
     position = {entry[1][3].id: i for i, entry in enumerate(ordered)}
     out = list(ordered)
     wanted = [entry[1][3].id for entry in ordered[:k]]
@@ -353,7 +360,7 @@ def _related(reads: SearchQueries, seen: Visibility, ordered: list[Any], k: int)
     while wanted:
         done.update(wanted)
         named: list[str] = []
-        for memory in reads.visible(seen, wanted):
+        for memory in reads.related([ordered[position[i]][1][3] for i in wanted]):
             i = position[memory.id]
             final, item, logit, reordered = out[i]
             out[i] = (final, (*item[:3], memory), logit, reordered)

@@ -7,6 +7,8 @@ import secrets
 import sqlite3
 from collections.abc import Iterable
 
+import msgspec
+
 from memls import protocol
 from memls.scope import USER_PROJECT
 from memls.store.base import Repository
@@ -50,13 +52,20 @@ def to_memories(
 ) -> list[protocol.Memory]:
     """Rows as wire records, with their supersession links and open contradictions
     (`relations=False`: without them, empty lists; two statements fewer)."""
-    if not relations:
-        return [protocol.Memory(**{name: row[name] for name in MEMORY_FIELDS}) for row in rows]
-    ids = [row["id"] for row in rows]
+    plain = [protocol.Memory(**{name: row[name] for name in MEMORY_FIELDS}) for row in rows]
+    return with_relations(conn, plain) if relations else plain
+
+
+def with_relations(
+    conn: sqlite3.Connection, memories: list[protocol.Memory]
+) -> list[protocol.Memory]:
+    """The records (from a scoped read) with their supersession links and open
+    contradictions filled in: the rows are not read again."""
+    ids = [m.id for m in memories]
     linked = links(conn, ids)
     contested = open_conflicts(conn, ids)
     out = []
-    for row in rows:
+    for memory in memories:
         refs = [
             (
                 c,
@@ -67,15 +76,15 @@ def to_memories(
                     current=c["current"],
                 ),
             )
-            for c in contested[row["id"]]
+            for c in contested[memory.id]
         ]
         out.append(
-            protocol.Memory(
-                **{name: row[name] for name in MEMORY_FIELDS},
-                supersedes=linked[row["id"]][0],
-                superseded_by=linked[row["id"]][1],
-                contradicts=[ref for c, ref in refs if c["newer"] == row["id"]],
-                contradicted_by=[ref for c, ref in refs if c["newer"] != row["id"]],
+            msgspec.structs.replace(
+                memory,
+                supersedes=linked[memory.id][0],
+                superseded_by=linked[memory.id][1],
+                contradicts=[ref for c, ref in refs if c["newer"] == memory.id],
+                contradicted_by=[ref for c, ref in refs if c["newer"] != memory.id],
             )
         )
     return out

@@ -12,7 +12,7 @@ from memls import protocol
 from memls.scope import Visibility
 from memls.store import visibility
 from memls.store.db import Database
-from memls.store.memories import AMONG, COLUMNS, among, to_memories
+from memls.store.memories import AMONG, COLUMNS, among, to_memories, with_relations
 from memls.store.notes import NoteUnits
 from memls.store.tokens import TokenVectors
 
@@ -125,6 +125,12 @@ class SearchQueries:
                 f"SELECT {COLUMNS} FROM {AMONG} WHERE {where}", {**args, "among": among(ids)}
             ).fetchall()
             return to_memories(conn, rows, relations=relations)
+
+    def related(self, memories: list[protocol.Memory]) -> list[protocol.Memory]:
+        """Records of a `visible(..., relations=False)` read with their links and open
+        contradictions added (edges stay in their project; the rows are not read again)."""
+        with self.db.transaction(write=False) as conn:
+            return with_relations(conn, memories)
 
     def placed(
         self,
