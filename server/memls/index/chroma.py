@@ -193,7 +193,9 @@ class VectorIndex:
         out: list[list[tuple[str, float]]] = []
         for vector, hits in zip(vectors, found):
             kept = [(i, s) for i, s in hits if i in allowed][:n]
-            if len(kept) < n and len(hits) == fetch:  # filtered out too many: ask with where
+            # filtered out too many, or HNSW (approximate) returned fewer than asked while the
+            # collection holds more: ask again with `where`
+            if len(kept) < n and len(hits) < total:
                 (hits,) = self._query(col, [vector], n, where)
                 passing = admit([i for i, _ in hits])
                 kept = [(i, s) for i, s in hits if i in passing]
