@@ -1,6 +1,7 @@
-"""Intra-op threads of the ONNX sessions: query latency per depth and ingest, 1 against 2
-threads a session, runs interleaved (A B A B ...) so that a change of the host's speed hits
-both alike. The model pool has two workers either way.
+"""Intra-op threads of the ONNX sessions: query latency per depth and ingest for 2 threads a
+session, 1, and 1 for the encoders with 2 for the cross-encoder ("1+2"); runs interleaved
+(A B C A B C ...) so that a change of the host's speed hits each alike. The model pool has two
+workers either way.
 
     python benchmarks/model_threads.py ../shared/data/locomo/locomo-dev.json --store DIR \
         [--reps 2] [--ingest 1500]
@@ -23,9 +24,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
+VARIANTS = ("2", "1", "1+2")  # threads a session: encoders[+cross-encoder]
 
 
-def run(path: str, store: str, threads: int, ingest: int) -> dict:
+def run(path: str, store: str, variant: str, ingest: int) -> dict:
     sys.path.insert(0, str(HERE.parents[1] / "server"))
     sys.path.insert(0, str(HERE.parent))
     from corpus import project_items, questions
@@ -37,8 +39,13 @@ def run(path: str, store: str, threads: int, ingest: int) -> dict:
 
     sample = json.loads(Path(path).read_text())[0]
     project = sample["sample_id"]
-    out: dict = {"threads": threads}
-    models = ModelRuntime(intra_op_threads=threads, cache_dir=model_cache_dir())
+    out: dict = {"threads": variant}
+    encoders, _, rerank = variant.partition("+")
+    models = ModelRuntime(
+        intra_op_threads=int(encoders),
+        rerank_threads=int(rerank or encoders),
+        cache_dir=model_cache_dir(),
+    )
     with Engine.open(store, front="bench", cache=False, models=models) as engine:
         for depth in ("none", "interactive", "default"):
             engine.query(params_for(p, depth, query="warm up", project=project))
@@ -70,7 +77,7 @@ def main() -> int:
     parser.add_argument("--store", required=True)
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--ingest", type=int, default=1500)
-    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
         print(json.dumps(run(args.path, args.store, args.worker, args.ingest)))
@@ -79,16 +86,16 @@ def main() -> int:
     print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
     print(f"# load average at the start {os.getloadavg()}")
     for _ in range(args.reps):
-        for threads in (1, 2):
+        for threads in VARIANTS:
             cmd = [sys.executable, __file__, args.path, "--store", args.store]
-            cmd += ["--ingest", str(args.ingest), "--worker", str(threads)]
+            cmd += ["--ingest", str(args.ingest), "--worker", threads]
             done = subprocess.run(cmd, capture_output=True, text=True, check=True)
             rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
             print(f"# {rows[-1]}", flush=True)
     print(f"# load average at the end {os.getloadavg()}\n")
     print("| threads a session | none p50 ms | interactive p50 ms | default p50 ms | ingest /s |")
     print("|---|---|---|---|---|")
-    for threads in (1, 2):
+    for threads in VARIANTS:
         mine = [r for r in rows if r["threads"] == threads]
         cells = [
             " / ".join(f"{r[k]}" for r in mine)

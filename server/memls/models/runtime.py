@@ -50,7 +50,8 @@ class ModelRuntime:
         late_dir: str | os.PathLike[str] | None = None,
         rerank: bool = True,
         rerank_off_by: str | None = None,
-        intra_op_threads: int = 2,
+        intra_op_threads: int = 1,  # the encoders': their two pool workers fill two cores
+        rerank_threads: int = 2,  # one batch of pairs at a time: both cores
         max_workers: int = 2,
         embed_max_length: int = 256,
         embed_batch_size: int = 4,  # 4/4 vs 8/8: the same rate, peak RSS -34 MB
@@ -89,7 +90,7 @@ class ModelRuntime:
             model_dir=reranker_dir,
             max_length=rerank_max_length,
             batch_size=rerank_batch_size,
-            intra_op_threads=intra_op_threads,
+            intra_op_threads=rerank_threads,
             cache_dir=cache_dir,
             enabled=off is None,
             disabled_reason=off or "",
