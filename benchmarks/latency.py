@@ -189,6 +189,24 @@ def plot(rows: list[dict], target: str) -> None:
     fig.savefig(target, dpi=120)
 
 
+def host_speed() -> str:
+    """A fixed CPU workload's time (3M pure-Python additions; 40 float32 512^3 products), so
+    runs on a host whose speed drifts can be compared: the same code's lexical depth took 5
+    and 13 ms in runs hours apart on this VM, with nothing else running."""
+    import numpy as np
+
+    started = time.perf_counter()
+    total = 0
+    for i in range(3_000_000):
+        total += i
+    python_s = time.perf_counter() - started
+    a = np.random.default_rng(0).random((512, 512), dtype=np.float32)
+    started = time.perf_counter()
+    for _ in range(40):
+        a @ a
+    return f"python loop {python_s:.3f} s, numpy {time.perf_counter() - started:.3f} s"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
@@ -205,6 +223,7 @@ def main() -> int:
         return 0
     print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
     print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"# host speed at start: {host_speed()}")
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
@@ -264,6 +283,7 @@ def main() -> int:
                 f"{d['recall@5']:.3f} | {d['recall@10']:.3f} | {d['recall@25']:.3f} |"
             )
     print(f"\n# load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"# host speed at the end: {host_speed()}")
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
     if args.plot:
