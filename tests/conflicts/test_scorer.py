@@ -408,3 +408,39 @@ def test_a_system_that_names_the_other_is_still_compared():
         similarity_kind="cosine",
     )
     assert verdict.contradiction
+
+
+def test_a_verdict_is_the_same_in_every_process():
+    """Triggers come from sets of words: the verdict (its triggers too) must not depend on the
+    interpreter's string-hash seed, or a diagnostic would change its words after a restart.
+    Two chat turns with two shared kinds of slot ("guess" after a name, "2023" after a month)
+    once gave ['beatriz', 'theo', 'guess'] under one seed and ['september', 'jun', '2023']
+    under another."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    new = (
+        "[6:54 am on 6 September, 2023] Beatriz: Guess what, I hosted a board game night for "
+        "the neighbours last Friday. Honestly it calmed me down a lot."
+    )
+    existing = (
+        "[6:10 am on 1 June, 2023] Theo: Guess what, I took up rock climbing at the indoor gym "
+        "last month. I felt really proud of myself."
+    )
+    code = (
+        "import sys; from memls.conflicts.scorer import score_pair; "
+        "print(repr(score_pair(sys.argv[1], sys.argv[2], similarity=0.8)))"
+    )
+    server = str(Path(__file__).resolve().parents[2] / "server")
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code, new, existing],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": str(seed), "PYTHONPATH": server},
+        ).stdout
+        for seed in range(6)
+    }
+    assert len(seen) == 1, seen

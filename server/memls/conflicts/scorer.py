@@ -709,7 +709,7 @@ def _typed_swap(new: str, existing: str, names: tuple[frozenset[str], frozenset[
         #            two agents, each on its own kind of thing
     kinds_n = _kinds(tn, names[0] - words_e - names[1])
     kinds_e = _kinds(te, names[1] - words_n - names[0])
-    for kind in kinds_n.keys() & kinds_e.keys():
+    for kind in sorted(kinds_n.keys() & kinds_e.keys()):  # sorted: one answer, any hash seed
         shared = (words_n & words_e) - GENERIC_STEMS - {kind}
         if not shared:
             continue
