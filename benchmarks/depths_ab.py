@@ -11,10 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
@@ -23,27 +21,17 @@ DEPTHS = ("lexical", "none", "interactive", "default")
 
 def worker(path: str, store: str, root: str) -> dict:
     sys.path.insert(0, str(Path(root) / "server"))
-    sys.path.insert(0, str(HERE.parent))
-    from corpus import questions
-    from latency import params_for
-    from memls import protocol as p
+    from memls import protocol as p  # the checkout's, before a benchmark module adds its own
     from memls.engine import Engine
 
+    sys.path.insert(0, str(HERE.parent))
+    from latency import depth_p50s
+
+    assert Path(p.__file__).is_relative_to(root), p.__file__
+
     sample = json.loads(Path(path).read_text())[0]
-    project = sample["sample_id"]
-    out = {}
     with Engine.open(store, front="bench", cache=False) as engine:
-        for depth in DEPTHS:
-            for _ in range(2):
-                engine.query(params_for(p, depth, query="warm up", project=project))
-            lat = []
-            for qa in questions(sample):
-                params = params_for(p, depth, query=qa["question"], project=project, k=25)
-                started = time.perf_counter()
-                engine.query(params)
-                lat.append((time.perf_counter() - started) * 1000)
-            out[depth] = round(statistics.median(lat), 2)
-    return out
+        return depth_p50s(engine, p, sample, DEPTHS, warm=2)
 
 
 def main() -> int:

@@ -26,10 +26,11 @@ HERE = Path(__file__).resolve()
 
 def worker(path: str, root: str, n: int) -> str:
     sys.path.insert(0, str(Path(root) / "server"))
+    from memls import protocol as p  # the checkout's, before a benchmark module adds its own
+    from memls.engine import Engine
+
     sys.path.insert(0, str(HERE.parent))
     from corpus import project_items
-    from memls import protocol as p
-    from memls.engine import Engine
 
     sample = json.loads(Path(path).read_text())[0]
     project = sample["sample_id"]
@@ -49,6 +50,7 @@ def worker(path: str, root: str, n: int) -> str:
         after = resource.getrusage(resource.RUSAGE_SELF)
         wall = time.perf_counter() - started
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert Path(p.__file__).is_relative_to(root), p.__file__
     return f"{root}: wall {n / wall:.1f} /s, CPU {1000 * cpu / n:.2f} ms a memory"
 
 

@@ -58,6 +58,24 @@ def params_for(p, depth: str, **kw):
     return DepthParams(depth=depth, **kw)
 
 
+def depth_p50s(engine, p, sample: dict, depths, warm: int = 1) -> dict[str, float]:
+    """Each depth's query p50 (ms) over the sample's questions (categories 1-4), after `warm`
+    warm-up queries; `p` is the protocol module (the checkout's own)."""
+    project = sample["sample_id"]
+    out = {}
+    for depth in depths:
+        for _ in range(warm):
+            engine.query(params_for(p, depth, query="warm up", project=project))
+        lat = []
+        for qa in questions(sample):
+            params = params_for(p, depth, query=qa["question"], project=project, k=25)
+            started = time.perf_counter()
+            engine.query(params)
+            lat.append((time.perf_counter() - started) * 1000)
+        out[depth] = round(statistics.median(lat), 2)
+    return out
+
+
 def disk_bytes(directory: str) -> int:
     return sum(f.stat().st_size for f in Path(directory).rglob("*") if f.is_file())
 

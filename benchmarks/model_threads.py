@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,8 +29,8 @@ VARIANTS = ("2", "1", "1+2")  # threads a session: encoders[+cross-encoder]
 def run(path: str, store: str, variant: str, ingest: int) -> dict:
     sys.path.insert(0, str(HERE.parents[1] / "server"))
     sys.path.insert(0, str(HERE.parent))
-    from corpus import project_items, questions
-    from latency import params_for
+    from corpus import project_items
+    from latency import depth_p50s
     from memls import protocol as p
     from memls.config import model_cache_dir
     from memls.engine import Engine
@@ -47,15 +46,7 @@ def run(path: str, store: str, variant: str, ingest: int) -> dict:
         cache_dir=model_cache_dir(),
     )
     with Engine.open(store, front="bench", cache=False, models=models) as engine:
-        for depth in ("none", "interactive", "default"):
-            engine.query(params_for(p, depth, query="warm up", project=project))
-            lat = []
-            for qa in questions(sample):
-                params = params_for(p, depth, query=qa["question"], project=project, k=25)
-                t0 = time.perf_counter()
-                engine.query(params)
-                lat.append((time.perf_counter() - t0) * 1000)
-            out[depth] = round(statistics.median(lat), 2)
+        out.update(depth_p50s(engine, p, sample, ("none", "interactive", "default")))
     if ingest:
         items = project_items(sample, 10000)[:ingest]
         with (

@@ -18,10 +18,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve()
 ROOT = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[1]
 sys.path.insert(0, str(ROOT / "server"))
-sys.path.insert(0, str(HERE.parent))
+from memls.conflicts.scorer import score_pair  # the checkout's, before corpus adds our own
 
+sys.path.insert(0, str(HERE.parent))
 from corpus import project_items
-from memls.conflicts.scorer import score_pair
+
+assert Path(sys.modules["memls"].__file__).is_relative_to(ROOT.resolve())
 
 
 def digest(verdicts: list[str]) -> str:
