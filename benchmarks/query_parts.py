@@ -80,7 +80,8 @@ def main() -> int:
             )
             ids = list(set(lex) | set(vec))
             timed(
-                "final fetch through the filters", lambda: engine.storage.search.visible(seen, ids)
+                "final gate (records through the filters)",
+                lambda: engine.storage.search.visible(seen, ids, relations=False),
             )
             for depth in DEPTHS:
                 timed(
