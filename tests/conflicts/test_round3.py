@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memls.conflicts import frames, score_pair
-from memls.conflicts.scorer import _preference_swap
+from memls.conflicts.choices import preference_swap as _preference_swap
 from memls.conflicts.text import analyze
 
 
