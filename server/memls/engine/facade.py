@@ -8,20 +8,26 @@ the use cases live in modules named for what they do, composed here into one `En
     review.py     feedback, review
     conflicts.py  detection after indexing, conflicts, resolve, check_pair
     admin.py      health, doctor, reindex, maintain, dead_letters, export, import_
+    briefing.py   context (a plain use case given its collaborators, not a base class)
+    promote.py    promote (likewise)
     core.py       the state they share (store, index, models, indexer, listeners, clock)
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Self
 
-from memls import timeutil
+from memls import protocol, timeutil
 from memls.config import data_dir, ensure_private_dir, load_settings
 from memls.engine.admin import Admin
+from memls.engine.briefing import Briefing
 from memls.engine.core import Clock
+from memls.engine.promote import Promote
 from memls.engine.review import Review
 from memls.models import ModelRuntime
+from memls.models.tokens import TokenCounter
 from memls.ownership import OwnerLock
 from memls.retrieval.pipeline import RetrievalConfig
 from memls.store.db import DB_NAME, Database
@@ -76,6 +82,34 @@ class Engine(Admin, Review):
             engine.close(flush_timeout=0)  # releases the database and the lock
             raise
         return engine
+
+    @functools.cached_property
+    def _briefing(self) -> Briefing:
+        return Briefing(
+            list_memories=self.list,
+            query=self.query,
+            sessions=self.storage.briefing_sessions,
+            counter=TokenCounter(self.settings.embedder_dir),
+            clock=self.clock,
+        )
+
+    @functools.cached_property
+    def _promote(self) -> Promote:
+        return Promote(
+            write=self._write,
+            get=self.get,
+            sync_note=self.sync_note,
+            changed=self._changed,
+            clock=self.clock,
+        )
+
+    def context(self, params: protocol.ContextParams) -> protocol.ContextResult:
+        """The briefing of a project within a token budget (engine/briefing.py)."""
+        return self._briefing.context(params)
+
+    def promote(self, params: protocol.PromoteParams) -> protocol.PromoteResult:
+        """A memory written into a note of the project; it becomes that unit (engine/promote.py)."""
+        return self._promote.promote(params)
 
     def __enter__(self) -> Self:
         return self
