@@ -19,13 +19,13 @@ from pathlib import PurePosixPath
 from typing import Protocol
 from urllib.parse import unquote, urlparse
 
-
 from memls import protocol, timeutil
 from memls.engine import briefing_text as text
 from memls.scope import VISIBLE_TRUST, project_key
 from memls.store.briefings import BriefingSessions
 
-STANDING_TYPES = ("constraint", "decision", "convention")
+STANDING_TYPES: tuple[protocol.MemoryType, ...] = ("constraint", "decision", "convention")
+Candidate = tuple[str, protocol.Memory, float | None]  # (section, memory, query score)
 SESSION_DAYS = 7  # what a session was given is kept this long
 QUERY_CHARS = 2000  # a long prompt (a pasted log) is searched by its first characters
 
@@ -103,9 +103,8 @@ class Briefing:
                 given = sessions.given(params.session)
         standing = self._standing(project, now) if params.standing else []
         relevant, degraded = self._relevant(project, params, {m.id for m in standing})
-        candidates = [("relevant", m, s) for m, s in relevant] + [
-            ("standing", m, None) for m in standing
-        ]
+        candidates: list[Candidate] = [("relevant", m, s) for m, s in relevant]
+        candidates += [("standing", m, None) for m in standing]
         fresh = [c for c in candidates if c[1].id not in given]
         chosen, dropped, markdown, tokens = self._fit(project, now, fresh, params.budget)
         if params.session is not None and chosen:
@@ -168,7 +167,7 @@ class Briefing:
         self,
         project: str,
         now: str,
-        candidates: list[tuple[str, protocol.Memory, float | None]],
+        candidates: list[Candidate],
         budget: int,
     ) -> tuple[list[protocol.ContextEntry], int, str, int]:
         """The longest prefix of `candidates` (most relevant first) whose document fits."""
@@ -211,7 +210,7 @@ class Briefing:
     def _render(
         self,
         project: str,
-        candidates: list[tuple[str, protocol.Memory, float | None]],
+        candidates: list[Candidate],
         lines: list[str],
         keep: int,
     ) -> tuple[str, int]:

@@ -106,8 +106,9 @@ class Promote:
             raise Refused(f"memory {memory.id} cannot be written as a note item: {exc}") from None
         if placed.changed:
             _write_text(path, placed.note)
+        unit = placed.unit
         where = protocol.SourceRange(
-            placed.start_line, placed.start_char, placed.end_line, placed.end_char
+            unit.start_line, unit.start_char, unit.end_line, unit.end_char
         ).format()
         now = self._clock()
         with self._write(project) as tx:
@@ -115,7 +116,7 @@ class Promote:
             if row is None:  # forgotten meanwhile: the note keeps the item, the sync adds it
                 raise NotFound(f"no memory {memory.id} in project {project!r}", field="id")
             tx.memories.set_source(memory.id, uri, where)
-            tx.note_units.put(memory.id, placed.section, placed.claim)
+            tx.note_units.put(memory.id, unit.section, unit.claim)
             tx.audit("promote", memory.id, now, note=uri, range=where, wrote=placed.changed)
         relative = path.relative_to(Path(project).resolve()).as_posix()
         self._sync(

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from memls.models.locate import locate
-from memls.models.status import ModelUnavailable
+from memls.models.status import ModelStatus, ModelUnavailable
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -35,7 +35,9 @@ class TokenCounter:
 
                 where = locate("embedder", self._model_dir)
                 if where.error is not None or where.path is None:
-                    raise ModelUnavailable(where.error or "no tokenizer for token budgets")
+                    raise ModelUnavailable(
+                        ModelStatus(name="tokenizer", state="missing", error=where.error)
+                    )
                 tokenizer = Tokenizer.from_file(str(where.path / "tokenizer.json"))
                 tokenizer.no_truncation()
                 tokenizer.no_padding()

@@ -5,6 +5,7 @@ with the same parser that indexes notes, so the watcher reads it back as the sam
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from memls.notes.parse import Unit, parse, split_lines
 from memls.protocol import MemoryType
@@ -29,9 +30,10 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _ITEM_START = re.compile(r"^[ \t]*([-*+]|\d{1,9}[.)])([ \t]+|$)")
 
 
-class Placed(Unit, frozen=True, kw_only=True):
-    """The unit the memory became, in `text` (the whole new note)."""
+class Placed(NamedTuple):
+    """The unit the memory became in `note` (the whole new text of the note)."""
 
+    unit: Unit
     note: str
     changed: bool  # False: the note held the memory already; `note` is the text as it was
 
@@ -52,7 +54,7 @@ def place(note: str | None, content: str, memory_type: MemoryType, key: str) -> 
     units = parse(note) if note else []
     found = _find(units, key)
     if found is not None and note is not None:
-        return Placed(**_fields(found), note=note, changed=False)
+        return Placed(found, note, changed=False)
     heading = HEADINGS.get(memory_type, HEADINGS["note"])
     item = _item(content)
     lines = split_lines(note) if note else []
@@ -74,7 +76,7 @@ def place(note: str | None, content: str, memory_type: MemoryType, key: str) -> 
     placed = _find(parse(text), key)
     if placed is None:
         raise ValueError("its text does not read back as one list item of the same memory")
-    return Placed(**_fields(placed), note=text, changed=True)
+    return Placed(placed, text, changed=True)
 
 
 def _section_end(lines: list[str], heading: str) -> int | None:
@@ -98,7 +100,3 @@ def _last_filled(lines: list[str], start: int, end: int) -> int:
     while i > start + 1 and not lines[i - 1].strip():
         i -= 1
     return i
-
-
-def _fields(unit: Unit) -> dict[str, object]:
-    return {f: getattr(unit, f) for f in unit.__struct_fields__}

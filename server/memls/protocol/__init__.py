@@ -1,7 +1,8 @@
 """Wire types: every message that crosses a process boundary, defined once as msgspec Structs.
 
-memory/* params and results (`requests`, `conflicts`), the records they carry (`records`),
-the agents' briefing and promote (`agents`), notifications, the owner socket's own messages (`owner`), and the scorer's verdict. Python
+memory/* params and results (`requests`, `conflicts`, `agents`: the briefing and promote), the
+records they carry (`records`), notifications, the owner socket's own messages (`owner`), and
+the scorer's verdict. Python
 attributes are snake_case; on the wire (JSON, CLI --json, LSP, the owner socket) fields are
 camelCase. Fronts build params with `parse(Type, data)`, which validates and names the bad field.
 `schemas/` is generated from these (`memls schemas --out schemas`).
