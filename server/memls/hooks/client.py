@@ -1,0 +1,187 @@
+"""`memls-hook`: the command Claude Code runs on SessionStart and UserPromptSubmit.
+
+A light client of the owner socket: it imports the standard library only (no engine, no
+msgspec, no typer), reads the hook's JSON on stdin, asks the daemon for `memory/context`
+and prints Claude Code's hook output:
+
+    {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "..."}}
+
+or nothing at all when there is nothing new to give. It never blocks the prompt: it exits 0
+whatever happens to the daemon (a bad installation, e.g. an unknown project, is exit 1 with one
+line on stderr: Claude Code shows it and goes on). When nobody serves the data directory it
+starts the daemon in the background (`memls serve --socket`) for the next prompt and answers
+with nothing, at once.
+
+    memls-hook --project DIR --data-dir DIR [--budget N] [--prompt-budget N] [--timeout S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+SOCKET_NAME = "memls.sock"
+EVENTS = ("SessionStart", "UserPromptSubmit")
+FRESH_SOURCES = ("clear", "compact")  # the agent's context was emptied: brief it again
+MAX_UNIX_PATH = 100
+
+
+class Unavailable(Exception):
+    """Nobody serves the data directory (no socket, refused, or silent)."""
+
+
+class Failed(Exception):
+    """The daemon answered with an error (bad project, bad input)."""
+
+
+def _address(path: Path) -> str:
+    """The socket's address; a long path through /proc/self/fd (as the owner binds it)."""
+    if len(os.fsencode(str(path))) <= MAX_UNIX_PATH:
+        return str(path)
+    fd = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)  # kept open until the process ends
+    return f"/proc/self/fd/{fd}/{path.name}"
+
+
+def request(data_dir: Path, method: str, params: dict[str, Any], timeout: float) -> Any:
+    """One request on the owner socket (after the hello), its result; Unavailable or Failed."""
+    path = data_dir / SOCKET_NAME
+    if not path.exists():
+        raise Unavailable(f"no owner socket at {path}")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        try:
+            sock.connect(_address(path))
+        except OSError as exc:
+            raise Unavailable(f"{path}: {exc}") from None
+        hello = {"id": 1, "method": "$/hello", "params": {"front": "hook:claude-code"}}
+        call = {"id": 2, "method": method, "params": params}
+        sock.sendall((json.dumps(hello) + "\n" + json.dumps(call) + "\n").encode())
+        reader = sock.makefile("rb")
+        while True:
+            try:
+                line = reader.readline()
+            except OSError as exc:  # a timeout included
+                raise Unavailable(f"no answer from the daemon: {exc}") from None
+            if not line:
+                raise Unavailable("the daemon closed the connection")
+            reply = json.loads(line)
+            if reply.get("id") != 2:
+                continue
+            if "error" in reply:
+                error = reply["error"] or {}
+                field = f"{error.get('field')}: " if error.get("field") else ""
+                raise Failed(f"{field}{error.get('message', 'error')}")
+            return reply.get("result")
+    finally:
+        sock.close()
+
+
+def start_daemon(data_dir: Path) -> None:
+    """`memls serve --socket` in the background, detached: it owns the store for the next
+    prompt (and exits at once when another process owns it already)."""
+    import subprocess
+
+    log = data_dir / "daemon.log"
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError:
+        fd = subprocess.DEVNULL
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "memls", "--data-dir", str(data_dir), "serve", "--socket"],
+            stdin=subprocess.DEVNULL,
+            stdout=fd,
+            stderr=fd,
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        if isinstance(fd, int) and fd >= 0:
+            os.close(fd)
+
+
+def params_for(event: dict[str, Any], args: argparse.Namespace) -> dict[str, Any] | None:
+    """The memory/context params of one hook input; None for an event this hook ignores."""
+    name = event.get("hook_event_name")
+    session = event.get("session_id") or None
+    params: dict[str, Any] = {"project": args.project}
+    if isinstance(session, str) and session.strip():
+        params["session"] = session[:200]
+    if name == "SessionStart":
+        params["budget"] = args.budget
+        params["reset"] = event.get("source") in FRESH_SOURCES
+        return params
+    if name == "UserPromptSubmit":
+        prompt = event.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return None
+        params.update(prompt=prompt, budget=args.prompt_budget, standing=False)
+        return params
+    return None
+
+
+def output(event_name: str, markdown: str) -> str:
+    """Claude Code's JSON hook output adding `markdown` to the agent's context."""
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": markdown}},
+        ensure_ascii=False,
+    )
+
+
+def run(args: argparse.Namespace, stdin: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) for one hook call."""
+    try:
+        event = json.loads(stdin) if stdin.strip() else {}
+    except ValueError:
+        return 1, "", "memls-hook: the hook input on stdin is not JSON\n"
+    if not isinstance(event, dict):
+        return 1, "", "memls-hook: the hook input on stdin is not a JSON object\n"
+    params = params_for(event, args)
+    if params is None:
+        return 0, "", ""
+    data_dir = Path(args.data_dir)
+    try:
+        result = request(data_dir, "memory/context", params, args.timeout)
+    except Unavailable:
+        try:
+            start_daemon(data_dir)
+        except OSError as exc:
+            return 0, "", f"memls-hook: cannot start the memls daemon: {exc}\n"
+        return 0, "", ""
+    except Failed as exc:
+        return 1, "", f"memls-hook: {exc}\n"
+    markdown = (result or {}).get("markdown") or ""
+    if not markdown:
+        return 0, "", ""
+    return 0, output(str(event["hook_event_name"]), markdown) + "\n", ""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="memls-hook", description=__doc__.split("\n\n")[0])
+    p.add_argument("--project", required=True, help="the project (its folder's absolute path)")
+    p.add_argument("--data-dir", required=True, help="the memls data directory")
+    p.add_argument("--budget", type=int, default=800, help="SessionStart briefing, tokens")
+    p.add_argument("--prompt-budget", type=int, default=400, help="per prompt, tokens")
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the daemon")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    code, out, err = run(args, sys.stdin.read())
+    if out:
+        sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
