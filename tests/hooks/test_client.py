@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 import watchfiles
 
+import memls.hooks.client
 from memls import protocol as p
 from memls.daemon import RemoteEngine
 from memls.ownership import OwnerLock
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
-HOOK = [sys.executable, "-m", "memls.hooks"]
+# as `memls hooks install` writes it: the interpreter without site, on the client's file
+HOOK = [sys.executable, "-S", memls.hooks.client.__file__]
 HEAVY = ("typer", "rich", "msgspec", "chromadb", "onnxruntime", "numpy", "tokenizers", "pygls")
 
 
@@ -118,6 +120,8 @@ def test_budgets_are_the_installed_ones(daemon, project):
     start = payload("session_start.json", project)
     small = hook(daemon, project, start, "--budget", "50")
     assert (small.returncode, small.stdout) == (0, "")  # the head alone does not fit
+    usage = hook(daemon, project, start, "--budget")  # a flag without its value
+    assert usage.returncode == 1 and usage.stderr.startswith("memls-hook: usage:")
     bad = hook(daemon, project, start, "--budget", "10")
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.startswith("memls-hook: budget:") and bad.stderr.count("\n") == 1
@@ -162,7 +166,7 @@ def test_without_a_daemon_it_answers_at_once_and_starts_one(tmp_path, project):
 def test_it_imports_nothing_heavy(tmp_path, project):
     """What `python -X importtime` says the hook command loads."""
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "memls.hooks", "--help"],
+        [sys.executable, "-X", "importtime", *HOOK[1:], "--help"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -175,9 +179,18 @@ def test_it_imports_nothing_heavy(tmp_path, project):
     }
     assert "json" in loaded and "socket" in loaded
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
-    memls_modules = {
-        line.split("|")[-1].strip()
-        for line in result.stderr.splitlines()
-        if line.split("|")[-1].strip().startswith("memls")
+    assert not {m for m in loaded if m.startswith("memls")}  # a script: no package at all
+    assert "argparse" not in loaded and "site" not in loaded
+    console = subprocess.run(  # the console script `memls-hook` imports only its package
+        [sys.executable, "-X", "importtime", "-m", "memls.hooks", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    names = {line.split("|")[-1].strip() for line in console.stderr.splitlines() if "|" in line}
+    assert {n for n in names if n.startswith("memls")} <= {
+        "memls",
+        "memls.hooks",
+        "memls.hooks.client",
+        "memls.hooks.__main__",
     }
-    assert memls_modules <= {"memls", "memls.hooks", "memls.hooks.client", "memls.hooks.__main__"}

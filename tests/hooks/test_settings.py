@@ -52,8 +52,8 @@ def test_install_keeps_what_is_there_and_a_second_install_is_a_no_op(tmp_path, r
     (entry,) = ours["hooks"]
     assert entry["type"] == "command" and entry["timeout"] == claude.TIMEOUT_S
     words = shlex.split(entry["command"])
-    assert Path(words[0]).name == "memls-hook" and Path(words[0]).exists()
-    assert words[1:5] == ["--project", str(repo), "--data-dir", str(data_dir.resolve())]
+    assert words[:2] == [sys.executable, "-S"] and words[2].endswith("memls/hooks/client.py")
+    assert words[3:7] == ["--project", str(repo), "--data-dir", str(data_dir.resolve())]
     (prompt,) = after["hooks"]["UserPromptSubmit"]
     assert "matcher" not in prompt and prompt["hooks"] == [entry]
 

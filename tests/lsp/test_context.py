@@ -5,10 +5,11 @@ promoted memory that the note watcher reads back as the same memory, never a sec
 from __future__ import annotations
 
 import pytest
-from lsp_helpers import CHANGED, call, note_units, notes_indexed, wait_until
 from lsprotocol import types
 from pygls import uris
 from pygls.exceptions import JsonRpcException
+
+from lsp_helpers import CHANGED, call, note_units, notes_indexed, wait_until
 
 pytestmark = pytest.mark.asyncio
 

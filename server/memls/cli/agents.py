@@ -113,17 +113,12 @@ def _folder(project: Optional[str]) -> Path:
     return folder
 
 
-def _hook_executable() -> str:
-    """The memls-hook next to this interpreter (the venv's), else the one on PATH."""
-    import shutil
+def _hook_prefix() -> list[str]:
+    """How the hook runs: this interpreter, without site (`-S`), on the client's file (it
+    imports only the standard library, so it needs no installed package on the path)."""
+    from memls.hooks import client
 
-    beside = Path(sys.executable).with_name(claude.COMMAND_NAME)
-    if beside.exists():
-        return str(beside)
-    found = shutil.which(claude.COMMAND_NAME)
-    if found is None:
-        raise InvalidInput(f"{claude.COMMAND_NAME} is not installed beside {sys.executable}")
-    return found
+    return [sys.executable, "-S", str(Path(client.__file__).resolve())]
 
 
 FolderOpt = typer.Option(None, "--project", "-p", help="The repository (default: here).")
@@ -144,7 +139,7 @@ def hooks_install(
             raise InvalidInput("tokens from 50 to 32000", field=name)
     folder = _folder(project)
     cmd = claude.command(
-        _hook_executable(),
+        _hook_prefix(),
         str(folder),
         str(resolve_data_dir(State.data_dir)),
         budget,

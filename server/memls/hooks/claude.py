@@ -9,7 +9,7 @@ Claude Code reads hooks from `~/.claude/settings.json`, `.claude/settings.json` 
 `install` adds one matcher group per event holding memls's command, keeping every other key,
 group and hook as it was; installing again changes nothing (the file is not even rewritten);
 an older memls entry (another path or budget) is replaced in place. `uninstall` removes exactly
-the entries whose command runs `memls-hook`, and the groups and event lists that held only
+the entries whose command runs memls's hook client, and the groups and event lists that held only
 them. Pure functions on the parsed JSON, plus the file I/O around them."""
 
 from __future__ import annotations
@@ -34,11 +34,15 @@ class SettingsError(ValueError):
     """A settings file that cannot be read as a JSON object (nothing is changed)."""
 
 
-def command(executable: str, project: str, data_dir: str, budget: int, prompt_budget: int) -> str:
+SCRIPT = "memls/hooks/client.py"
+
+
+def command(prefix: list[str], project: str, data_dir: str, budget: int, prompt_budget: int) -> str:
+    """The hook's command line: `prefix` runs the client (`python -S .../client.py`)."""
     return " ".join(
         shlex.quote(part)
         for part in (
-            executable,
+            *prefix,
             "--project",
             project,
             "--data-dir",
@@ -52,14 +56,15 @@ def command(executable: str, project: str, data_dir: str, budget: int, prompt_bu
 
 
 def is_ours(hook: Any) -> bool:
-    """A hook entry that runs memls-hook (whatever its path or flags)."""
+    """A hook entry that runs memls's hook client (whatever its path or flags): the
+    `memls-hook` command or `python -S .../memls/hooks/client.py`."""
     if not isinstance(hook, dict) or hook.get("type") != "command":
         return False
     try:
-        first = shlex.split(str(hook.get("command", "")))[:1]
+        words = shlex.split(str(hook.get("command", "")))[:3]
     except ValueError:
         return False
-    return bool(first) and Path(first[0]).name == COMMAND_NAME
+    return any(Path(w).name == COMMAND_NAME or w.endswith(SCRIPT) for w in words)
 
 
 def _entry(cmd: str) -> dict[str, Any]:

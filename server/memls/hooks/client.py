@@ -13,11 +13,15 @@ starts the daemon in the background (`memls serve --socket`) for the next prompt
 with nothing, at once.
 
     memls-hook --project DIR --data-dir DIR [--budget N] [--prompt-budget N] [--timeout S]
+
+`memls hooks install` writes it as `<python> -S <this file> ...`: run as a script without the
+site machinery, it starts in about half the time of a console script (it needs nothing but
+the standard library). Options are read by hand for the same reason (argparse and gettext
+cost more than the rest of the hook's imports together).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import socket
@@ -107,7 +111,41 @@ def start_daemon(data_dir: Path) -> None:
             os.close(fd)
 
 
-def params_for(event: dict[str, Any], args: argparse.Namespace) -> dict[str, Any] | None:
+class Options:
+    """The command line: `--name value` pairs (see the module doc)."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.project = ""
+        self.data_dir = ""
+        self.budget = 800
+        self.prompt_budget = 400
+        self.timeout = 5.0
+        pairs = dict(zip(argv[::2], argv[1::2], strict=False))
+        if (
+            len(argv) % 2
+            or not set(pairs) <= set(FLAGS)
+            or not {"--project", "--data-dir"} <= set(pairs)
+        ):
+            raise ValueError(USAGE)
+        for flag, value in pairs.items():
+            name, kind = FLAGS[flag]
+            setattr(self, name, kind(value))
+
+
+FLAGS: dict[str, tuple[str, Any]] = {
+    "--project": ("project", str),
+    "--data-dir": ("data_dir", str),
+    "--budget": ("budget", int),
+    "--prompt-budget": ("prompt_budget", int),
+    "--timeout": ("timeout", float),
+}
+USAGE = (
+    "usage: memls-hook --project DIR --data-dir DIR [--budget N] [--prompt-budget N] "
+    "[--timeout S]   (reads Claude Code's hook input on stdin)"
+)
+
+
+def params_for(event: dict[str, Any], args: Options) -> dict[str, Any] | None:
     """The memory/context params of one hook input; None for an event this hook ignores."""
     name = event.get("hook_event_name")
     session = event.get("session_id") or None
@@ -135,7 +173,7 @@ def output(event_name: str, markdown: str) -> str:
     )
 
 
-def run(args: argparse.Namespace, stdin: str) -> tuple[int, str, str]:
+def run(args: Options, stdin: str) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) for one hook call."""
     try:
         event = json.loads(stdin) if stdin.strip() else {}
@@ -163,18 +201,16 @@ def run(args: argparse.Namespace, stdin: str) -> tuple[int, str, str]:
     return 0, output(str(event["hook_event_name"]), markdown) + "\n", ""
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="memls-hook", description=__doc__.split("\n\n")[0])
-    p.add_argument("--project", required=True, help="the project (its folder's absolute path)")
-    p.add_argument("--data-dir", required=True, help="the memls data directory")
-    p.add_argument("--budget", type=int, default=800, help="SessionStart briefing, tokens")
-    p.add_argument("--prompt-budget", type=int, default=400, help="per prompt, tokens")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the daemon")
-    return p
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv in (["--help"], ["-h"]):
+        sys.stdout.write(USAGE + "\n")
+        return 0
+    try:
+        args = Options(argv)
+    except ValueError as exc:
+        sys.stderr.write(f"memls-hook: {exc}\n")
+        return 1
     code, out, err = run(args, sys.stdin.read())
     if out:
         sys.stdout.write(out)
