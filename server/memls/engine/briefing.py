@@ -83,12 +83,14 @@ class Briefing:
         list_memories: Callable[[protocol.ListParams], protocol.ListResult],
         query: Callable[[protocol.QueryParams], protocol.QueryResult],
         sessions: Callable[[str], AbstractContextManager[BriefingSessions]],
+        given: Callable[[str], AbstractContextManager[BriefingSessions]],
         counter: Counter,
         clock: Callable[[], str],
     ) -> None:
         self._list = list_memories
         self._query = query
-        self._sessions = sessions
+        self._sessions = sessions  # a write: what a session was given
+        self._given = given  # a read of the same
         self._counter = counter
         self._clock = clock
 
@@ -96,10 +98,8 @@ class Briefing:
         project = project_key(params.project)
         now = self._clock()
         given: set[str] = set()
-        if params.session is not None:
-            with self._sessions(project) as sessions:
-                if params.reset:
-                    sessions.reset(params.session)
+        if params.session is not None and not params.reset:
+            with self._given(project) as sessions:
                 given = sessions.given(params.session)
         standing = self._standing(project, now) if params.standing else []
         relevant, degraded = self._relevant(project, params, {m.id for m in standing})
@@ -107,9 +107,11 @@ class Briefing:
         candidates += [("standing", m, None) for m in standing]
         fresh = [c for c in candidates if c[1].id not in given]
         chosen, dropped, markdown, tokens = self._fit(project, now, fresh, params.budget)
-        if params.session is not None and chosen:
+        if params.session is not None and (chosen or params.reset):
             cutoff = dt.datetime.fromisoformat(now) - dt.timedelta(days=SESSION_DAYS)
-            with self._sessions(project) as sessions:
+            with self._sessions(project) as sessions:  # one write (one commit) a call
+                if params.reset:
+                    sessions.reset(params.session)
                 sessions.add(params.session, [e.memory.id for e in chosen], now)
                 sessions.prune(timeutil.format_ts(cutoff))
         return protocol.ContextResult(
@@ -174,14 +176,14 @@ class Briefing:
         if not candidates:
             return [], 0, "", 0
         lines = [text.entry(m, project, now, stale=stale(m)) for _, m, _ in candidates]
-        costs = self._counter.counts(lines)
+        costs = self._costs(lines, budget)
         fixed = self._counter.count(text.head(project))
         titles = {name: self._counter.count(title) for name, title in text.TITLES.items()}
         footer = self._counter.count(text.footer(len(candidates)))
         total, opened, keep = fixed, set(), 0
         everything = fixed + sum(costs) + sum(titles[s] for s in {c[0] for c in candidates})
-        reserve = 0 if everything <= budget else footer
-        for (section, _, _), cost in zip(candidates, costs, strict=True):
+        reserve = 0 if everything <= budget and len(costs) == len(lines) else footer
+        for (section, _, _), cost in zip(candidates, costs, strict=False):
             need = cost + (0 if section in opened else titles[section])
             if total + need + reserve > budget:
                 break
@@ -206,6 +208,16 @@ class Briefing:
             for (section, m, score), cost in zip(candidates[:keep], costs[:keep], strict=True)
         ]
         return chosen, len(candidates) - keep, markdown, tokens
+
+    def _costs(self, lines: list[str], budget: int) -> list[int]:
+        """The tokens of the first lines, counted in batches until they pass the budget (the
+        rest cannot be given: no need to count them)."""
+        costs: list[int] = []
+        batch = 16
+        while len(costs) < len(lines) and sum(costs) <= budget:
+            costs += self._counter.counts(lines[len(costs) : len(costs) + batch])
+            batch *= 2
+        return costs
 
     def _render(
         self,

@@ -89,6 +89,7 @@ class Engine(Admin, Review):
             list_memories=self.list,
             query=self.query,
             sessions=self.storage.briefing_sessions,
+            given=self.storage.briefing_given,
             counter=TokenCounter(self.settings.embedder_dir),
             clock=self.clock,
         )

@@ -113,6 +113,12 @@ class Store:
         with self.db.transaction() as conn:
             yield BriefingSessions(conn, project)
 
+    @contextmanager
+    def briefing_given(self, project: str) -> Iterator[BriefingSessions]:
+        """What agent sessions were given, read in one snapshot (no write lock)."""
+        with self.db.transaction(write=False) as conn:
+            yield BriefingSessions(conn, project)
+
     def _committed(self, project: str, record: bool = True) -> None:
         for hook in list(self.on_commit):
             hook(project, record)
