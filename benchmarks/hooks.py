@@ -8,7 +8,10 @@ after a few warm-up calls, sequential calls of:
 
 - SessionStart: a new session each call (so each gets the whole standing briefing);
 - UserPromptSubmit: the conversation's dev questions as prompts, a new session each call;
-- for scale: `python -c pass` with the same interpreter (the floor of any Python hook).
+- for scale, interleaved with them (so the host's load drifts over all alike): `python -S -c
+  pass`, the same interpreter as the installed hook command (the floor of any Python hook),
+  and the same `memory/context` request sent on the socket from this process (the daemon's
+  share: no process start).
 
 Then with no daemon: a fresh data directory each time; the call must answer at once with
 nothing (it starts the daemon in the background; that daemon is stopped afterwards).
@@ -37,11 +40,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from corpus import distractors, questions
 from memls import protocol
 from memls.daemon import open_engine
+from memls.hooks import client
 from memls.models.tokens import TokenCounter
 from memls.ownership import OwnerLock
 
 LOCOMO = Path("/work/shared/data/locomo/locomo-dev.json")
-HOOK = str(Path(sys.executable).with_name("memls-hook"))
+HOOK = [sys.executable, "-S", client.__file__]  # as `memls hooks install` writes it
 
 
 def kind_of(text: str) -> str:
@@ -129,19 +133,36 @@ def main() -> int:
         )
         try:
             assert "serving" in daemon.stderr.readline()
-            hook = [HOOK, "--project", project, "--data-dir", str(data_dir)]
+            hook = [*HOOK, "--project", project, "--data-dir", str(data_dir)]
             for n in range(args.warmup):
                 timed(hook, event("UserPromptSubmit", project, f"warm-{n}", prompt=prompts[n]))
                 timed(hook, event("SessionStart", project, f"warm-s{n}", source="startup"))
-            floor = [timed([sys.executable, "-c", "pass"], "")[0] for _ in range(args.calls)]
+            floor, direct_start, direct_ask = [], [], []
             starts, asks, start_tokens, ask_tokens = [], [], [], []
             for n in range(args.calls):
+                floor.append(timed([sys.executable, "-S", "-c", "pass"], "")[0])
+                for kind, params in (
+                    (direct_start, {"project": project, "session": f"d-{n}"}),
+                    (
+                        direct_ask,
+                        {
+                            "project": project,
+                            "session": f"dp-{n}",
+                            "standing": False,
+                            "budget": 400,
+                            "prompt": prompts[(n + 7) % len(prompts)],
+                        },
+                    ),
+                ):
+                    began = time.perf_counter()
+                    client.request(data_dir, "memory/context", params, 30.0)
+                    kind.append((time.perf_counter() - began) * 1000)
                 ms, r = timed(hook, event("SessionStart", project, f"s-{n}", source="startup"))
                 assert r.returncode == 0 and r.stdout, r.stderr
                 starts.append(ms)
                 text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
                 start_tokens.append(counter.count(text))
-                prompt = prompts[n % len(prompts)]
+                prompt = prompts[(n + 7) % len(prompts)]
                 ms, r = timed(hook, event("UserPromptSubmit", project, f"p-{n}", prompt=prompt))
                 assert r.returncode == 0, r.stderr
                 asks.append(ms)
@@ -153,9 +174,12 @@ def main() -> int:
             daemon.wait(timeout=120)
     say()
     say("wall time of one call, process start included (daemon running, full engine):")
-    say(summary("python -c pass (the floor)", floor))
+    say(summary("python -S -c pass (the floor)", floor))
     say(summary("memls-hook SessionStart", starts))
     say(summary("memls-hook UserPromptSubmit", asks))
+    say("the daemon's share (the same request on the socket, no process start):")
+    say(summary("memory/context, SessionStart's", direct_start))
+    say(summary("memory/context, a prompt's", direct_ask))
     say(
         f"briefing tokens ({counter.name}): SessionStart p50 {statistics.median(start_tokens):.0f}"
         f" (budget 800), UserPromptSubmit p50 "
