@@ -1,0 +1,50 @@
+"""The engine's use cases are composed, not stacked: no class of memls.engine inherits
+another class of memls.engine (each gets what it uses through its constructor), and the
+facade builds each use case once."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import memls.engine
+from memls.engine.facade import Engine
+
+PACKAGE = Path(memls.engine.__file__).parent
+
+
+def _classes() -> dict[str, list[str]]:
+    """class name -> the names of its bases, for every class defined in memls.engine."""
+    found: dict[str, list[str]] = {}
+    for module in sorted(PACKAGE.glob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text(), str(module))):
+            if isinstance(node, ast.ClassDef):
+                bases = [ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases]
+                found[f"{module.stem}.{node.name}"] = bases
+    return found
+
+
+def test_no_engine_class_inherits_another():
+    classes = _classes()
+    ours = {name.split(".", 1)[1] for name in classes}
+    assert {"Engine", "Writes", "Reads", "Review", "Notes", "Conflicts", "Admin"} <= ours
+    stacked = {name: bases for name, bases in classes.items() if ours & set(bases)}
+    assert stacked == {}, f"use cases inherit one another: {stacked}"
+
+
+def test_the_use_cases_share_one_of_each_part(engine):
+    cases = [
+        engine._writes,
+        engine._notes,
+        engine._reads,
+        engine._review,
+        engine._conflicts,
+        engine._admin,
+        engine._transfers,
+    ]
+    assert not any(isinstance(case, Engine) for case in cases)
+    for part in ("units", "clock", "indexing", "announcer"):
+        held = {id(getattr(case, part)) for case in cases if hasattr(case, part)}
+        assert len(held) == 1, part
+    assert engine._reads.cache is engine.cache
+    assert engine.indexer.after_index == engine._conflicts.after_index
