@@ -1,6 +1,6 @@
 """The engine's use cases are composed, not stacked: no class of memls.engine inherits
 another class of memls.engine (each gets what it uses through its constructor), and the
-facade builds each use case once."""
+shared parts are made once and handed to every use case that uses them."""
 
 from __future__ import annotations
 
@@ -33,18 +33,20 @@ def test_no_engine_class_inherits_another():
 
 
 def test_the_use_cases_share_one_of_each_part(engine):
+    made = engine._cases
     cases = [
-        engine._writes,
-        engine._notes,
-        engine._reads,
-        engine._review,
-        engine._conflicts,
-        engine._admin,
-        engine._transfers,
+        made.writes,
+        made.notes,
+        made.reads,
+        made.review,
+        made.conflicts,
+        made.admin,
+        made.transfers,
     ]
     assert not any(isinstance(case, Engine) for case in cases)
     for part in ("units", "clock", "indexing", "announcer"):
         held = {id(getattr(case, part)) for case in cases if hasattr(case, part)}
-        assert len(held) == 1, part
-    assert engine._reads.cache is engine.cache
-    assert engine.indexer.after_index == engine._conflicts.after_index
+        assert held == {id(getattr(made, part, engine.clock))}, part
+    assert made.reads.cache is engine.cache
+    assert engine.listeners is made.announcer.listeners
+    assert engine.indexer.after_index == made.conflicts.after_index

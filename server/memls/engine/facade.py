@@ -2,7 +2,7 @@
 below it. Each method takes a params Struct of `memls.protocol` and returns a result Struct.
 
 The use cases are plain objects, each given by its constructor exactly what it uses; `Engine`
-makes the shared parts once, builds the use cases from them and delegates to them:
+opens the parts it owns, `compose` builds the use cases from them, and `Engine` delegates:
 
     writes.py     Writes     store, supersede, forget
     notes.py      Notes      sync_note
@@ -13,11 +13,11 @@ makes the shared parts once, builds the use cases from them and delegates to the
     transfers.py  Transfers  ingest, export, import_
     shared.py     what they share: the units of work as the acting front, the listeners, the
                   indexing (indexer + worker), the input checks
+    compose.py    which use case gets which part
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from collections.abc import Iterable, Iterator
@@ -27,15 +27,9 @@ from typing import Any, Self
 
 from memls import protocol, timeutil
 from memls.config import Settings, data_dir, ensure_private_dir, load_settings, model_cache_dir
-from memls.engine.admin import Admin
 from memls.engine.cache import QueryCache
-from memls.engine.conflicts import Conflicts
-from memls.engine.notes import Notes
-from memls.engine.reads import Reads
-from memls.engine.review import Review
-from memls.engine.shared import Announcer, Clock, Indexing, Listener, Units, degraded
-from memls.engine.transfers import Transfers
-from memls.engine.writes import Writes
+from memls.engine.compose import compose
+from memls.engine.shared import Clock, Listener, degraded
 from memls.index.chroma import VectorIndex
 from memls.index.outbox import Indexer
 from memls.index.worker import IndexWorker
@@ -67,82 +61,31 @@ class Engine:
         index: VectorIndex | None,
         own_models: bool,
     ) -> None:
-        """Wire the use cases to the parts `open` made (each part made once, shared)."""
+        """The use cases wired to the parts `open` made (`compose`)."""
         self.storage = storage
         self.db = storage.db
         self.directory = directory
         self.settings = settings
         self.clock = clock
-        self._lock = lock
+        self.cache = cache
         self.models = models
         self.index = index
+        self._lock = lock
         self._own_models = own_models
-        # Query answers until the next write of their project: every committed unit of work
-        # and every indexer batch reaches `invalidate` through the store (engine/cache.py).
-        self.cache = cache
-        storage.on_commit.append(cache.invalidate)
         self._warming: threading.Thread | None = None
         self._background: list[threading.Thread] = []  # joined by close()
-
-        self._units = units = Units(storage, front)
-        self._announcer = announcer = Announcer(storage.after_commit)
-        self.listeners: list[Listener] = announcer.listeners
-        indexer = Indexer(
+        self._cases = compose(
             storage,
-            index,
-            models.embedder if models else None,
-            late=models.late if models else None,
-        )
-        self._indexing = indexing = Indexing(indexer)
-        status = functools.partial(degraded, models, indexer)
-
-        self._writes = writes = Writes(units, clock, indexing, announcer)
-        self._notes = Notes(units, clock, indexing, announcer)
-        self._reads = reads = Reads(
-            units,
-            storage,
-            clock,
-            cache,
-            retrieval,
-            index,
-            models,
             directory=directory,
-            degraded=status,
+            settings=settings,
+            front=front,
+            clock=clock,
+            retrieval=retrieval,
+            cache=cache,
+            models=models,
+            index=index,
         )
-        self._review = Review(units, clock, indexing, announcer, list_memories=reads.list)
-        self._conflicts = conflicts = Conflicts(
-            units,
-            storage.search,
-            clock,
-            index,
-            models,
-            indexing,
-            announcer,
-            auto_supersede=settings.auto_supersede,
-            supersede=writes.supersede,
-        )
-        indexer.after_index = conflicts.after_index  # the write-time contradiction check
-        self._admin = Admin(
-            units,
-            storage,
-            clock,
-            index,
-            models,
-            indexing,
-            announcer,
-            directory=directory,
-            ttl_days=settings.ttl_days,
-            degraded=status,
-        )
-        self._transfers = Transfers(
-            units,
-            storage,
-            clock,
-            indexing,
-            announcer,
-            vectors=index is not None,
-            store=writes.store,
-        )
+        self.listeners: list[Listener] = self._cases.announcer.listeners
 
     @classmethod
     def open(
@@ -224,20 +167,20 @@ class Engine:
     def front(self) -> str:
         """Who is acting: the front of the current call (socket clients say theirs), else
         this engine's own."""
-        return self._units.front
+        return self._cases.units.front
 
     def acting_for(self, front: str | None) -> AbstractContextManager[None]:
         """Record the calls made inside as made by `front` (audit, logs)."""
-        return self._units.acting_for(front)
+        return self._cases.units.acting_for(front)
 
     @property
     def retrieval(self) -> RetrievalConfig:
-        return self._reads.retrieval
+        return self._cases.reads.retrieval
 
     @retrieval.setter
     def retrieval(self, config: RetrievalConfig) -> None:
         """Benchmarks compare configurations on one open store (also the cache's key)."""
-        self._reads.retrieval = config
+        self._cases.reads.retrieval = config
 
     def visibility(
         self,
@@ -248,7 +191,7 @@ class Engine:
         include_user: bool,
         types: Iterable[str] | None = None,
     ) -> Visibility:
-        return self._reads.visibility(
+        return self._cases.reads.visibility(
             project, valid_at=valid_at, as_of=as_of, include_user=include_user, types=types
         )
 
@@ -260,24 +203,24 @@ class Engine:
 
     @property
     def indexer(self) -> Indexer:
-        return self._indexing.indexer
+        return self._cases.indexing.indexer
 
     @property
     def worker(self) -> IndexWorker | None:
-        return self._indexing.worker
+        return self._cases.indexing.worker
 
     @worker.setter
     def worker(self, worker: IndexWorker | None) -> None:
         """Tests stop the worker and drive the indexer themselves."""
-        self._indexing.worker = worker
+        self._cases.indexing.worker = worker
 
     def start_worker(self) -> None:
         """The background drain of the outbox (index + contradiction check)."""
-        self._indexing.start()
+        self._cases.indexing.start()
 
     def flush(self, timeout: float = 120.0) -> bool:
         """Wait until every acknowledged write is in the vector index (True when it is)."""
-        return self._indexing.flush(timeout)
+        return self._cases.indexing.flush(timeout)
 
     def degraded(self) -> list[str]:
         """Every reason retrieval is weaker than configured; empty when all is well."""
@@ -321,7 +264,7 @@ class Engine:
         for thread in self._background:
             thread.join(flush_timeout)
         self._background.clear()
-        self._indexing.stop(flush_timeout)
+        self._cases.indexing.stop(flush_timeout)
         if self.models is not None and self._own_models:
             self.models.close()
         if self.index is not None:
@@ -334,76 +277,76 @@ class Engine:
     # ------------------------------------------------------------ the use cases
 
     def store(self, params: protocol.StoreParams) -> protocol.StoreResult:
-        return self._writes.store(params)
+        return self._cases.writes.store(params)
 
     def supersede(self, params: protocol.SupersedeParams) -> protocol.SupersedeResult:
-        return self._writes.supersede(params)
+        return self._cases.writes.supersede(params)
 
     def forget(self, params: protocol.ForgetParams) -> protocol.ForgetResult:
-        return self._writes.forget(params)
+        return self._cases.writes.forget(params)
 
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
-        return self._notes.sync_note(params)
+        return self._cases.notes.sync_note(params)
 
     def get(self, params: protocol.GetParams) -> protocol.Memory:
-        return self._reads.get(params)
+        return self._cases.reads.get(params)
 
     def list(self, params: protocol.ListParams) -> protocol.ListResult:
-        return self._reads.list(params)
+        return self._cases.reads.list(params)
 
     def query(self, params: protocol.QueryParams) -> protocol.QueryResult:
-        return self._reads.query(params)
+        return self._cases.reads.query(params)
 
     def query_uncached(self, params: protocol.QueryParams) -> protocol.QueryResult:
-        return self._reads.query_uncached(params)
+        return self._cases.reads.query_uncached(params)
 
     def forgotten(self, params: protocol.ForgottenParams) -> protocol.ForgottenResult:
-        return self._reads.forgotten(params)
+        return self._cases.reads.forgotten(params)
 
     def audit(self, params: protocol.AuditParams) -> protocol.AuditResult:
-        return self._reads.audit(params)
+        return self._cases.reads.audit(params)
 
     def stats(self, params: protocol.StatsParams) -> protocol.StatsResult:
-        return self._reads.stats(params)
+        return self._cases.reads.stats(params)
 
     def feedback(self, params: protocol.FeedbackParams) -> protocol.FeedbackResult:
-        return self._review.feedback(params)
+        return self._cases.review.feedback(params)
 
     def review(self, params: protocol.ReviewParams) -> protocol.ReviewResult:
-        return self._review.review(params)
+        return self._cases.review.review(params)
 
     def conflicts(self, params: protocol.ConflictsParams) -> protocol.ConflictsResult:
-        return self._conflicts.conflicts(params)
+        return self._cases.conflicts.conflicts(params)
 
     def resolve(self, params: protocol.ResolveParams) -> protocol.ResolveResult:
-        return self._conflicts.resolve(params)
+        return self._cases.conflicts.resolve(params)
 
     def check_pair(self, params: protocol.CheckPairParams) -> protocol.Verdict:
-        return self._conflicts.check_pair(params)
+        return self._cases.conflicts.check_pair(params)
 
     def health(self, params: protocol.HealthParams | None = None) -> protocol.HealthResult:
-        return self._admin.health(params)
+        return self._cases.admin.health(params)
 
     def doctor(self, params: protocol.DoctorParams) -> protocol.DoctorResult:
-        return self._admin.doctor(params)
+        return self._cases.admin.doctor(params)
 
     def reindex(self, params: protocol.ReindexParams) -> protocol.ReindexResult:
-        return self._admin.reindex(params)
+        return self._cases.admin.reindex(params)
 
     def index_counts_agree(self, project: str) -> bool:
-        return self._admin.index_counts_agree(project)
+        return self._cases.admin.index_counts_agree(project)
 
     def maintain(self, params: protocol.MaintainParams) -> protocol.MaintainResult:
-        return self._admin.maintain(params)
+        return self._cases.admin.maintain(params)
 
     def dead_letters(self, params: protocol.MaintainParams) -> protocol.DeadLettersResult:
-        return self._admin.dead_letters(params)
+        return self._cases.admin.dead_letters(params)
 
     def ingest(self, params: protocol.IngestParams) -> protocol.IngestResult:
-        return self._transfers.ingest(params)
+        return self._cases.transfers.ingest(params)
 
     def export(self, project: str | None) -> Iterator[dict[str, Any]]:
-        return self._transfers.export(project)
+        return self._cases.transfers.export(project)
 
     def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
-        return self._transfers.import_(project, lines)
+        return self._cases.transfers.import_(project, lines)
