@@ -144,3 +144,23 @@ def test_nothing_to_give_and_bad_input(engine):
     assert bad.value.field == "session"
     with pytest.raises(InvalidInput):
         engine.context(p.ContextParams(project=" "))
+
+
+def test_paths_bring_what_comes_from_or_cites_them(engine):
+    pay = _store(
+        engine,
+        "Charges are idempotent: the key is the order id",
+        "fact",
+        source_uri="file:///repo/src/payments/charge.py",
+        source_range="10:0-14:0",
+    )
+    other = _store(
+        engine,
+        "The admin screens use server-side rendering",
+        "fact",
+        source_uri="file:///repo/src/admin/views.py",
+    )
+    r = _context(engine, paths=["src/payments/charge.py"], depth="none")
+    relevant = [e.memory.id for e in r.entries if e.section == "relevant"]
+    assert relevant[0] == pay.id and other.id not in relevant[:1]
+    assert "repo/src/payments/charge.py:11" in r.markdown  # its source, 1-based line

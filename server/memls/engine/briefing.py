@@ -3,8 +3,9 @@ within a token budget.
 
 Two sections: the standing decisions, conventions and constraints (current: superseded ones
 and the losing side of a contradiction left out; stale ones marked), then the memories most
-relevant to the prompt and paths (the query at the interactive depth by default). Whole
-entries are kept in order of relevance (relevant ones by score first, then the standing ones,
+relevant to the prompt and paths (what comes from or cites one of the paths, then the query
+at the interactive depth by default). Whole entries are kept in order of relevance (relevant
+ones first, then the standing ones,
 verified before candidate, constraints, decisions, conventions, newest first) until the budget
 is spent; the rest are dropped whole, never cut. Within one session a memory already given is
 not given again. Tokens are counted with the packaged embedder's tokenizer
@@ -151,17 +152,32 @@ class Briefing:
 
     def _relevant(
         self, project: str, params: protocol.ContextParams, shown: set[str]
-    ) -> tuple[list[tuple[protocol.Memory, float]], list[str]]:
+    ) -> tuple[list[tuple[protocol.Memory, float | None]], list[str]]:
+        """What comes from or cites one of the paths (newest first), then the query's hits
+        for the prompt and paths, by score."""
+        found: list[tuple[protocol.Memory, float | None]] = []
+        if params.paths:
+            listed = self._list(protocol.ListParams(project=project, status="active", limit=1000))
+            touching = [
+                m
+                for m in listed.memories
+                if m.id not in shown
+                and m.trust in VISIBLE_TRUST
+                and not loses(m)
+                and _touches(m, params.paths)
+            ]
+            found += [(m, None) for m in touching[: params.k]]
         words = " ".join([params.prompt or "", *params.paths]).strip()[:QUERY_CHARS]
         if not words:
-            return [], []
+            return found, []
         result = self._query(
             protocol.QueryParams(query=words, project=project, k=params.k, depth=params.depth)
         )
-        hits = [(_plain(h), h.score) for h in result.results if h.id not in shown and not loses(h)]
-        if params.paths:  # what comes from or cites the paths first, by score within
-            hits.sort(key=lambda pair: not _touches(pair[0], params.paths))
-        return hits, list(result.degraded)
+        taken = shown | {m.id for m, _ in found}
+        found += [
+            (_plain(h), h.score) for h in result.results if h.id not in taken and not loses(h)
+        ]
+        return found, list(result.degraded)
 
     # ------------------------------------------------------------ within the budget
 
