@@ -114,6 +114,11 @@ def test_against_a_running_daemon(daemon, project):
     other["session_id"] = "another-session"
     assert ids["retry"] in context_of(hook(daemon, project, json.dumps(other)), "UserPromptSubmit")
 
+    pasted = json.loads(ask)  # a prompt longer than a memory may be (a pasted log)
+    pasted["session_id"] = "pasted"
+    pasted["prompt"] += " traceback line" * 5000
+    assert ids["retry"] in context_of(hook(daemon, project, json.dumps(pasted)), "UserPromptSubmit")
+
 
 def test_budgets_are_the_installed_ones(daemon, project):
     seed(daemon, project)

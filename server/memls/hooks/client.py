@@ -33,6 +33,7 @@ SOCKET_NAME = "memls.sock"
 EVENTS = ("SessionStart", "UserPromptSubmit")
 FRESH_SOURCES = ("clear", "compact")  # the agent's context was emptied: brief it again
 MAX_UNIX_PATH = 100
+PROMPT_CHARS = 4000  # a pasted log is searched by its start (the engine reads 2,000 of it)
 
 
 class Unavailable(Exception):
@@ -160,7 +161,7 @@ def params_for(event: dict[str, Any], args: Options) -> dict[str, Any] | None:
         prompt = event.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             return None
-        params.update(prompt=prompt, budget=args.prompt_budget, standing=False)
+        params.update(prompt=prompt[:PROMPT_CHARS], budget=args.prompt_budget, standing=False)
         return params
     return None
 
