@@ -150,12 +150,12 @@ def main() -> int:
                             "session": f"dp-{n}",
                             "standing": False,
                             "budget": 400,
-                            "prompt": prompts[(n + 7) % len(prompts)],
+                            "prompt": prompts[(n + 31) % len(prompts)],
                         },
                     ),
                 ):
                     began = time.perf_counter()
-                    client.request(data_dir, "memory/context", params, 30.0)
+                    client.request(str(data_dir), "memory/context", params, 30.0)
                     kind.append((time.perf_counter() - began) * 1000)
                 ms, r = timed(hook, event("SessionStart", project, f"s-{n}", source="startup"))
                 assert r.returncode == 0 and r.stdout, r.stderr
@@ -190,7 +190,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             data_dir = Path(tmp) / "data"
             ms, r = timed(
-                [HOOK, "--project", tmp, "--data-dir", str(data_dir)],
+                [*HOOK, "--project", tmp, "--data-dir", str(data_dir)],
                 event("SessionStart", tmp, "cold", source="startup"),
             )
             assert (r.returncode, r.stdout) == (0, ""), r.stderr

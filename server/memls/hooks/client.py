@@ -26,8 +26,10 @@ import json
 import os
 import socket
 import sys
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` and `pathlib` are a third of the hook's imports: not loaded
+if TYPE_CHECKING:
+    from typing import Any
 
 SOCKET_NAME = "memls.sock"
 EVENTS = ("SessionStart", "UserPromptSubmit")
@@ -44,18 +46,18 @@ class Failed(Exception):
     """The daemon answered with an error (bad project, bad input)."""
 
 
-def _address(path: Path) -> str:
+def _address(path: str) -> str:
     """The socket's address; a long path through /proc/self/fd (as the owner binds it)."""
-    if len(os.fsencode(str(path))) <= MAX_UNIX_PATH:
-        return str(path)
-    fd = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)  # kept open until the process ends
-    return f"/proc/self/fd/{fd}/{path.name}"
+    if len(os.fsencode(path)) <= MAX_UNIX_PATH:
+        return path
+    fd = os.open(os.path.dirname(path), os.O_PATH | os.O_DIRECTORY)  # open until the end
+    return f"/proc/self/fd/{fd}/{os.path.basename(path)}"
 
 
-def request(data_dir: Path, method: str, params: dict[str, Any], timeout: float) -> Any:
+def request(data_dir: str, method: str, params: dict[str, Any], timeout: float) -> Any:
     """One request on the owner socket (after the hello), its result; Unavailable or Failed."""
-    path = data_dir / SOCKET_NAME
-    if not path.exists():
+    path = os.path.join(data_dir, SOCKET_NAME)
+    if not os.path.exists(path):
         raise Unavailable(f"no owner socket at {path}")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
@@ -87,20 +89,20 @@ def request(data_dir: Path, method: str, params: dict[str, Any], timeout: float)
         sock.close()
 
 
-def start_daemon(data_dir: Path) -> None:
+def start_daemon(data_dir: str) -> None:
     """`memls serve --socket` in the background, detached: it owns the store for the next
     prompt (and exits at once when another process owns it already)."""
     import subprocess
 
-    log = data_dir / "daemon.log"
+    log = os.path.join(data_dir, "daemon.log")
     try:
-        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.makedirs(data_dir, mode=0o700, exist_ok=True)
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     except OSError:
         fd = subprocess.DEVNULL
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "memls", "--data-dir", str(data_dir), "serve", "--socket"],
+            [sys.executable, "-m", "memls", "--data-dir", data_dir, "serve", "--socket"],
             stdin=subprocess.DEVNULL,
             stdout=fd,
             stderr=fd,
@@ -185,7 +187,7 @@ def run(args: Options, stdin: str) -> tuple[int, str, str]:
     params = params_for(event, args)
     if params is None:
         return 0, "", ""
-    data_dir = Path(args.data_dir)
+    data_dir = args.data_dir
     try:
         result = request(data_dir, "memory/context", params, args.timeout)
     except Unavailable:
