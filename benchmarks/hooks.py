@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import signal
 import statistics
@@ -76,10 +77,22 @@ def seed(data_dir: Path, project: str, sample: dict, count: int) -> dict[str, in
         return dict(engine.stats(protocol.StatsParams(project=project)).by_type)
 
 
-def timed(args: list[str], stdin: str) -> tuple[float, subprocess.CompletedProcess]:
+CPU: dict[str, list[float]] = {}  # the calling process's CPU time (user + sys), by label
+
+
+def timed(
+    args: list[str], stdin: str, label: str = ""
+) -> tuple[float, subprocess.CompletedProcess]:
+    """Wall time of one call (ms); with a label, its CPU time is kept in CPU[label]."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=60)
-    return (time.perf_counter() - started) * 1000, result
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if label:
+        used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        CPU.setdefault(label, []).append(used * 1000)
+    return wall, result
 
 
 def event(name: str, project: str, session: str, **extra: str) -> str:
@@ -140,7 +153,7 @@ def main() -> int:
             floor, direct_start, direct_ask = [], [], []
             starts, asks, start_tokens, ask_tokens = [], [], [], []
             for n in range(args.calls):
-                floor.append(timed([sys.executable, "-S", "-c", "pass"], "")[0])
+                floor.append(timed([sys.executable, "-S", "-c", "pass"], "", "floor")[0])
                 for kind, params in (
                     (direct_start, {"project": project, "session": f"d-{n}"}),
                     (
@@ -157,13 +170,17 @@ def main() -> int:
                     began = time.perf_counter()
                     client.request(str(data_dir), "memory/context", params, 30.0)
                     kind.append((time.perf_counter() - began) * 1000)
-                ms, r = timed(hook, event("SessionStart", project, f"s-{n}", source="startup"))
+                ms, r = timed(
+                    hook, event("SessionStart", project, f"s-{n}", source="startup"), "start"
+                )
                 assert r.returncode == 0 and r.stdout, r.stderr
                 starts.append(ms)
                 text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
                 start_tokens.append(counter.count(text))
                 prompt = prompts[(n + 7) % len(prompts)]
-                ms, r = timed(hook, event("UserPromptSubmit", project, f"p-{n}", prompt=prompt))
+                ms, r = timed(
+                    hook, event("UserPromptSubmit", project, f"p-{n}", prompt=prompt), "ask"
+                )
                 assert r.returncode == 0, r.stderr
                 asks.append(ms)
                 if r.stdout:
@@ -177,6 +194,13 @@ def main() -> int:
     say(summary("python -S -c pass (the floor)", floor))
     say(summary("memls-hook SessionStart", starts))
     say(summary("memls-hook UserPromptSubmit", asks))
+    say("CPU time of the hook's own process (user + sys; what the host's load multiplies):")
+    for label, name in (
+        ("floor", "python -S -c pass"),
+        ("start", "SessionStart"),
+        ("ask", "UserPromptSubmit"),
+    ):
+        say(f"  {name:<32} p50 {statistics.median(CPU[label]):6.1f} ms")
     say("the daemon's share (the same request on the socket, no process start):")
     say(summary("memory/context, SessionStart's", direct_start))
     say(summary("memory/context, a prompt's", direct_ask))
