@@ -16,14 +16,9 @@ from memls.notes.document import (
     section_of,
 )
 from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
-from memls.notes.parse import (
-    MAX_UNIT_CHARS,
-    Unit,
-    index,
-    infer_type,
-    parse,
-    split_lines,
-)
+from memls.notes.memory_type import infer_type
+from memls.notes.parse import MAX_UNIT_CHARS, Unit, index, parse
+from memls.notes.scan import split_lines
 
 __all__ = [
     "NoteFacts",
