@@ -42,9 +42,9 @@ from typing import cast
 import msgspec
 
 from memls.notes.blocks import Block
-from memls.notes.document import is_claim, section_of
 from memls.notes.memory_type import infer_type
 from memls.notes.scan import dedent, indent_of, line_events, split_lines
+from memls.notes.sections import is_claim, section_of
 from memls.protocol import MEMORY_TYPES, MemoryType
 from memls.textnorm import canonical, canonical_hash
 
@@ -75,7 +75,7 @@ class Unit(msgspec.Struct, frozen=True, kw_only=True):
     type: MemoryType
     key: str
     truncated: bool = False
-    #: The kind of section the unit sits in (`memls.notes.document.section_of`): "status",
+    #: The kind of section the unit sits in (`memls.notes.sections.section_of`): "status",
     #: "context", "options", "decision", "consequences", "update", "references" or "".
     section: str = ""
     #: Does the unit state something about the project? False for code blocks, tables, link
