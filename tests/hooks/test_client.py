@@ -122,6 +122,14 @@ def test_against_a_running_daemon(daemon, project):
 
 def test_budgets_are_the_installed_ones(daemon, project):
     seed(daemon, project)
+    status = subprocess.run(
+        [sys.executable, "-m", "memls", "--data-dir", str(daemon), "hooks", "status"]
+        + ["--project", str(project), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert json.loads(status.stdout)["daemon"] is True  # it answers, as the hook asks it
     start = payload("session_start.json", project)
     small = hook(daemon, project, start, "--budget", "50")
     assert (small.returncode, small.stdout) == (0, "")  # the head alone does not fit

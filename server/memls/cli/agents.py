@@ -179,8 +179,14 @@ def hooks_status(project: Optional[str] = FolderOpt, as_json: bool = JsonOpt) ->
         outcomes = claude.status(folder)
     except claude.SettingsError as exc:
         raise InvalidInput(str(exc), field="project") from None
+    from memls.hooks import client
+
     directory = resolve_data_dir(State.data_dir)
-    serving = (directory / "memls.sock").exists()
+    try:  # asked as the hook asks: a socket file left by a dead owner is not a daemon
+        client.request(str(directory), "memory/health", {}, 2.0)
+        serving = True
+    except (client.Unavailable, client.Failed):
+        serving = False
     if as_json:
         files = [{"path": str(o.path), "events": o.events} for o in outcomes]
         print(json.dumps({"files": files, "dataDir": str(directory), "daemon": serving}))
