@@ -197,6 +197,46 @@ class Conflicts(_Section, frozen=True):
     ] = False
 
 
+#: Which note files are instruction files, and which are decision records, by default (the
+#: editor's `memls.notes.instructions` / `memls.notes.records` settings and config.toml's
+#: `[notes]` start from these). `**/AGENTS.md` matches the root file too.
+INSTRUCTION_GLOBS: tuple[str, ...] = (
+    "**/AGENTS.md",
+    "**/CLAUDE.md",
+    ".github/copilot-instructions.md",
+    ".cursor/rules/**",
+    ".memls/**",
+)
+RECORD_GLOBS: tuple[str, ...] = ("docs/adr/**", "docs/decisions/**")
+
+Globs = Annotated[
+    list[Annotated[str, Meta(min_length=1)]],
+    Meta(extra={"expect": "an array of globs (strings)"}),
+]
+
+
+class Notes(_Section, frozen=True):
+    """Which note files are which kind of document, for the contradiction check, by their
+    path in the project folder (`**` any directories; first match wins, instructions first).
+    Used when the front that syncs a note does not say (the editor's `memls.notes.*`
+    settings do)."""
+
+    instructions: Annotated[
+        Globs,
+        Meta(
+            description="instruction files: every line a standing instruction, so any two "
+            "of a file's statements are compared",
+        ),
+    ] = msgspec.field(default_factory=lambda: list(INSTRUCTION_GLOBS))
+    records: Annotated[
+        Globs,
+        Meta(
+            description="decision records: two statements of one record only across a "
+            "change it records, two records only through a change frame",
+        ),
+    ] = msgspec.field(default_factory=lambda: list(RECORD_GLOBS))
+
+
 class Retrieval(_Section, frozen=True):
     """How much of a query goes to the cross-encoder (its cost per pair is most of a query's
     time on a small CPU: docs/benchmarks.md); a request's own rerankDepth wins."""
@@ -305,6 +345,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_onl
     index: Index = msgspec.field(default_factory=Index)
     models: Models = msgspec.field(default_factory=Models)
     conflicts: Conflicts = msgspec.field(default_factory=Conflicts)
+    notes: Notes = msgspec.field(default_factory=Notes)
     retrieval: Retrieval = msgspec.field(default_factory=Retrieval)
     limits: Limits = msgspec.field(default_factory=Limits)
 
@@ -426,6 +467,8 @@ class Settings:
     rerank: bool = True  # [models] rerank and not $MEMLS_RERANK=0
     rerank_off_by: str | None = None  # which of the two switched it off (for status)
     auto_supersede: bool = False  # [conflicts] auto_supersede
+    instruction_globs: tuple[str, ...] = INSTRUCTION_GLOBS  # [notes] instructions
+    record_globs: tuple[str, ...] = RECORD_GLOBS  # [notes] records
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval], the keys set
     query_cache: bool = True  # [retrieval] cache
     query_cache_entries: int = 256  # [retrieval] cache_entries
@@ -453,6 +496,8 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         rerank=rerank_off_by is None,
         rerank_off_by=rerank_off_by,
         auto_supersede=config.conflicts.auto_supersede,
+        instruction_globs=tuple(config.notes.instructions),
+        record_globs=tuple(config.notes.records),
         retrieval={
             k: v for k, v in _set_fields(config.retrieval).items() if k not in ENGINE_RETRIEVAL_KEYS
         },
@@ -529,9 +574,14 @@ def _refusal(exc: msgspec.ValidationError, raw: dict[str, Any], path: Path | str
     section = _struct_of(_field(ConfigFile, keys[0])) if keys else ConfigFile
     if unknown is not None:
         return _unknown_key(section, keys, unknown, path)
+    item = re.fullmatch(r"(?P<key>.+)\[(?P<n>\d+)\]", keys[-1]) if keys else None
+    if item is not None:  # one entry of an array setting: name the setting, show the entry
+        keys[-1] = item.group("key")
     value: Any = raw
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
+    if item is not None and isinstance(value, list) and int(item.group("n")) < len(value):
+        value = value[int(item.group("n"))]
     if len(keys) == 2:
         expect = _expect(_field(section, keys[1]))
     elif len(keys) == 1:
@@ -620,6 +670,8 @@ def _expect(info: Any, *, env: bool = False) -> str:
         return "a non-empty string" if (kind.min_length or 0) > 0 else "a string"
     if isinstance(kind, inspect.StructType):
         return "a table"
+    if isinstance(kind, inspect.ListType):
+        return f"an array of {_expect(kind.item_type).split(' ', 1)[-1]}s"
     return type(kind).__name__
 
 

@@ -3,9 +3,9 @@ project (a scoped nearest-neighbour search in the project's own collection, or B
 project when vectors are off), plus the earlier statements a change of the new memory names
 (a lexical lookup of `frames.targets`, since the statement a change replaces is often not among
 its nearest), each scored against the new memory by the pure scorer — under the document rules
-for note units (issue #12): only claims on both sides, two units of one note only across a
-change the note records (`notes.comparable`), and a unit of a rejected, deprecated or
-superseded note is never the newer (current) side."""
+for note units: only claims on both sides, two units of one note only across a change the
+note records unless the note is an instruction file (`notes.comparable`), and a unit of a
+rejected, deprecated or superseded note is never the newer (current) side."""
 
 from __future__ import annotations
 
@@ -241,9 +241,13 @@ def _records(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
 
 
 def _is_record(facts: str | None) -> bool:
+    """A decision record: by its path (`notes.records` globs), else, for a note of no known
+    kind, by its record number or status. An instruction file never is one."""
     if not facts:
         return False
     read = _FACTS.decode(facts)
+    if read.kind:
+        return read.kind == "record"
     return read.number is not None or read.status != ""
 
 

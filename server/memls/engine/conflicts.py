@@ -14,6 +14,7 @@ from memls.conflicts.scorer import score_pair
 from memls.engine.core import log
 from memls.engine.notes import Notes
 from memls.errors import MemlsError, NotFound
+from memls.protocol import wording
 from memls.scope import project_key
 from memls.store.unit import Tx
 
@@ -83,18 +84,20 @@ class ConflictOps(Notes):
         newer, older = tx.records(
             [tx.memories.existing(detail["newer"]), tx.memories.existing(detail["older"])]
         )
+        signals = [protocol.Signal(**s) for s in detail["signals"]]
         return protocol.Conflict(
             project=edge["project"],
             status=edge["status"],
             confidence=edge["confidence"],
             similarity=detail["similarity"],
             similarity_source=detail["similaritySource"],
-            signals=[protocol.Signal(**s) for s in detail["signals"]],
+            signals=signals,
             newer=newer,
             older=older,
             detected_at=edge["created_at"],
             proposal=detail.get("proposal"),
             closed_at=edge["closed_at"],
+            words=wording.words(edge["project"], signals, newer, older),
         )
 
     def conflicts(self, params: protocol.ConflictsParams) -> protocol.ConflictsResult:

@@ -15,7 +15,7 @@ from memls.notes.document import (
     resolve_ref,
     section_of,
 )
-from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
+from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches, note_kind
 from memls.notes.parse import (
     MAX_UNIT_CHARS,
     Unit,
@@ -42,6 +42,7 @@ __all__ = [
     "infer_type",
     "match",
     "matches",
+    "note_kind",
     "parse",
     "split_lines",
 ]

@@ -25,7 +25,10 @@ A rejected status with "see [019](...)" names 019 in `see`.
 
 Changes (`records_change`, `comparable`). A note records a change when it has an `update`
 section or a dated update paragraph ("Update 2021-03-04: ...", "**Edit (12/3/21)**: ..."). Two
-units of one note are compared only across such a change: one before it, one inside it.
+units of one note are compared only across such a change: one before it, one inside it —
+except in an instruction file (`kind`, from `globs.note_kind`: AGENTS.md, CLAUDE.md, rule
+files), where every line is a standing instruction and edits pile up over years: any two of its
+claims are compared, as two files would be.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, cast
 
 import msgspec
+
+from memls.notes.globs import NoteKind
 
 SectionKind = Literal[
     "", "status", "context", "options", "decision", "consequences", "update", "references"
@@ -124,6 +129,9 @@ class NoteFacts(msgspec.Struct, frozen=True, kw_only=True):
     see: tuple[Ref, ...] = ()
     records_change: bool = False
     change_lines: tuple[int, ...] = ()  # 0-based first line of each recorded change
+    #: what kind of document the note is, by its path (`globs.note_kind`; the engine sets it:
+    #: the text alone does not say)
+    kind: NoteKind = ""
 
     @property
     def current(self) -> bool:
@@ -474,7 +482,10 @@ def _normalise(path: str) -> str:
 
 def comparable(a: tuple[int, str], b: tuple[int, str], facts: NoteFacts) -> bool:
     """May two units of ONE note, each given as (start_line, section), be checked against each
-    other? Only across a change the note records: one unit inside it, the other before it."""
+    other? In an instruction file, always; in any other note only across a change the note
+    records: one unit inside it, the other before it."""
+    if facts.kind == "instructions":
+        return True
     if not facts.records_change:
         return False
     first = min(facts.change_lines)
