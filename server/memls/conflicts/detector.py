@@ -16,9 +16,11 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from memls.conflicts.frames import changes, targets
+from memls.conflicts.frames import changes, prohibitions, targets
+from memls.conflicts.negation import forbidden
 from memls.conflicts.phrasing import entities, words
 from memls.conflicts.scorer import gate, score_pair
+from memls.conflicts.subjects import with_parts
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.notes import NoteFacts, comparable
@@ -205,6 +207,10 @@ class Detector:
                 continue
             if _records(here, notes.get(memory_id)) and not _changes(verdict):
                 continue  # two decision records: a later one that reverses says so
+            if _one_instruction_file(here, notes.get(memory_id)) and not _firm(
+                verdict, row["content"], other["content"]
+            ):
+                continue  # two lines of one instruction file: only a firm contradiction
             findings.append(Finding(newer=row, older=other, verdict=verdict))
         return findings
 
@@ -239,6 +245,39 @@ def _records(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
     if newer is None or older is None or newer["source_uri"] == older["source_uri"]:
         return False
     return _is_record(newer["facts"]) and _is_record(older["facts"])
+
+
+def _one_instruction_file(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
+    """Are these two units of one instruction file (AGENTS.md, CLAUDE.md, rule files)?"""
+    if newer is None or older is None or newer["source_uri"] != older["source_uri"]:
+        return False
+    return bool(newer["facts"]) and _FACTS.decode(newer["facts"]).kind == "instructions"
+
+
+def _firm(verdict: Verdict, new: str, old: str) -> bool:
+    """A contradiction between two lines of one instruction file: the lines of one file share
+    their project's words, so a shared subject word beside a negator, or two different names
+    near each other, is what neighbouring instructions look like. What a later edit that
+    contradicts an earlier line looks like: it states a change of what the other line says
+    (an aligned change frame), gives the same attribute another value, uses the opposite word,
+    or forbids exactly what the other line prescribes (or prescribes what it forbids) — and
+    the two lines are related by meaning on their own (the similarity gate open)."""
+    if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
+        return False
+    kinds = {s.kind for s in verdict.signals if s.weight >= 0.85}
+    if kinds & {"temporal_override", "value_change", "antonym"}:
+        return True
+    return _forbids_what_it_says(new, old) or _forbids_what_it_says(old, new)
+
+
+def _forbids_what_it_says(rule: str, other: str) -> bool:
+    """`rule` forbids a thing, and `other` names all of that thing, not some of its words
+    ("Never create random example files" / "Update the files in examples/": no)."""
+    names = (entities(rule), entities(other))
+    if not forbidden(rule, other, names):
+        return False
+    stated = with_parts(words(other) | names[1])
+    return any(thing <= stated for thing, _ in prohibitions(rule))
 
 
 def _is_record(facts: str | None) -> bool:
