@@ -41,9 +41,7 @@ def signal(kind: str, weight: float = 0.85) -> p.Signal:
         pytest.param([signal("antonym")], "opposite instructions", id="antonym"),
         pytest.param([signal("value_change")], "different values", id="value"),
         pytest.param([signal("choice_change")], "different choices", id="choice"),
-        pytest.param(
-            [signal("negation"), signal("temporal_override")], "a later switch", id="tie"
-        ),
+        pytest.param([signal("negation"), signal("temporal_override")], "a later switch", id="tie"),
         pytest.param(
             [signal("temporal_override", 0.3), signal("value_change")],
             "different values",

@@ -223,9 +223,7 @@ def instructions(engine, root, text, project=None, kind=None, name="AGENTS.md"):
     path = root / name
     path.write_text(text)
     return engine.sync_note(
-        p.SyncNoteParams(
-            uri=path.as_uri(), text=text, project=project or str(root), kind=kind
-        )
+        p.SyncNoteParams(uri=path.as_uri(), text=text, project=project or str(root), kind=kind)
     )
 
 

@@ -14,8 +14,8 @@ import msgspec
 import msgspec.inspect
 
 from memls import config, protocol
-from memls.lsp.settings import ClientSettings, read
 from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
+from memls.lsp.settings import ClientSettings, read
 from memls.notes.globs import DEFAULT_GLOBS
 from memls.retrieval.pipeline import RetrievalConfig
 
