@@ -102,17 +102,23 @@ def change_frame(
         key = named or change.old
         if share_of(key, said) < 1.0 or key & removed:
             continue  # the new text does not name the rejected thing, or removes it too
+        if not in_role(key, new, _AGENT_MODIFIERS):
+            continue  # named only as what something else hangs on ("recommended by EKS")
         rest = (said & stated) - change.old - GENERIC_STEMS
         if len(rest) >= 2:  # the same subject besides the rejected thing
             return [change.marker, *sorted(key)[:2]], _related(change, said)
     return None, False
 
 
-#: A thing named only after "of" hangs on another noun ("the complexity of cluster
-#: management", "deployment of concourse"): the statement is about that noun, not the thing.
+#: A thing named only after "of" (or "based on") hangs on another noun ("the complexity of
+#: cluster management", "deployment of concourse", "an alternative based on Concourse CI"):
+#: the statement is about that noun, not the thing.
 #: Other prepositions often open the statement's choice ("sessions live in Memcached", "runs on
 #: Heroku") and are left alone.
 _MODIFIER_PREPOSITIONS = frozenset({"of"})
+#: For a text that states what another rejected ("rather than using EKS"): a thing named only
+#: as the agent of a participle ("recommended by EKS") is not what it states either.
+_AGENT_MODIFIERS = frozenset({"of", "by"})
 #: What ends such a modifier: punctuation, a conjunction, a relative pronoun, a preposition
 #: of means or destination ("with", "to", "via", "by": the statement's choice).
 _PHRASE_END = frozenset(
@@ -126,7 +132,9 @@ _NOT_MODIFIER = frozenset({"", "instead", "because", "out", "ahead", "rather", "
 _QUANTITY = frozenset("set pool number list group couple lot lots few kind type".split())
 
 
-def in_role(key: frozenset[str], text: str) -> bool:
+def in_role(
+    key: frozenset[str], text: str, modifiers: frozenset[str] = _MODIFIER_PREPOSITIONS
+) -> bool:
     """Is one of the replaced thing's words (stems) what `text` states — its subject, its
     object or its choice — and not only a word hanging on another noun ("the complexity of
     cluster management", "deployment of concourse")? Generic words count only when the thing
@@ -134,11 +142,11 @@ def in_role(key: frozenset[str], text: str) -> bool:
     key = frozenset(k for k in key if k not in GENERIC_STEMS) or key
     inside = False
     before = ""
-    for raw in _RAW_WORD.findall(normalize(text)):
+    for raw in _RAW_WORD.findall(normalize(phrasing.unlinked(text))):
         word = raw.strip(".-/")
         if not word or not (word[0].isalnum() or word[0] in "#@"):
             inside = False
-        elif word in _MODIFIER_PREPOSITIONS:
+        elif word in modifiers or (word == "on" and before == "based"):
             inside = before not in _NOT_MODIFIER and stem(before) not in _QUANTITY
         elif word in _PHRASE_END:
             inside = False

@@ -24,7 +24,7 @@ from memls.conflicts.subjects import with_parts
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.notes import NoteFacts, comparable
-from memls.protocol import SourceRange, Verdict
+from memls.protocol import Signal, SourceRange, Verdict
 from memls.scope import Visibility
 from memls.store.search import SearchQueries
 
@@ -265,9 +265,21 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
     if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
         return False
     kinds = {s.kind for s in verdict.signals if s.weight >= 0.85}
-    if kinds & {"temporal_override", "value_change", "antonym"}:
+    if kinds & {"value_change", "antonym"}:
+        return True
+    if any(_names_all_it_replaced(s, old) for s in verdict.signals):
         return True
     return _forbids_what_it_says(new, old) or _forbids_what_it_says(old, new)
+
+
+def _names_all_it_replaced(signal: Signal, old: str) -> bool:
+    """A change frame whose replaced thing the other line names in full, not a word of it
+    ("Edit package.json directly instead of using `pnpm add`" / "Run commands with `pnpm
+    run`": the other line states pnpm, not `pnpm add`)."""
+    if signal.kind != "temporal_override" or signal.weight < 0.85:
+        return False
+    replaced = frozenset().union(*(words(t) for t in signal.triggers[1:]))
+    return replaced <= with_parts(words(old) | entities(old))
 
 
 def _forbids_what_it_says(rule: str, other: str) -> bool:
