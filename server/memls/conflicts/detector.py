@@ -248,10 +248,21 @@ def _records(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
 
 
 def _one_instruction_file(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
-    """Are these two units of one instruction file (AGENTS.md, CLAUDE.md, rule files)?"""
+    """Are these two units of one instruction file (AGENTS.md, CLAUDE.md, rule files), not
+    on either side of a change the file records (an Update section: such a pair is compared
+    as in any note, with every signal)?"""
     if newer is None or older is None or newer["source_uri"] != older["source_uri"]:
         return False
-    return bool(newer["facts"]) and _FACTS.decode(newer["facts"]).kind == "instructions"
+    if not newer["facts"]:
+        return False
+    facts = _FACTS.decode(newer["facts"])
+    if facts.kind != "instructions":
+        return False
+    return not comparable(
+        (_line(newer["source_range"]), newer["section"]),
+        (_line(older["source_range"]), older["section"]),
+        msgspec.structs.replace(facts, kind=""),
+    )
 
 
 def _firm(verdict: Verdict, new: str, old: str) -> bool:
