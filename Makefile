@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test soak lint install clean extension e2e
+.PHONY: run test soak lint install clean extension e2e screenshot
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,8 +38,13 @@ extension:
 	cd extension && npm ci --no-audit --no-fund --loglevel=error && npm run -s package
 
 # The extension's end-to-end test alone, in a real VS Code (code-server + headless Chromium).
+# Its screenshot goes to extension/.test-results/; `make screenshot` replaces the README's copy
+# (docs/images/vscode-extension.png) with a new one.
 e2e: $(STAMP)
 	cd extension && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && bash e2e/run.sh
+
+screenshot:
+	MEMLS_E2E_SCREENSHOT=docs $(MAKE) e2e
 
 # The long reliability run (docs/reliability.md): 6,000 fuzzed frames per transport, 60
 # SIGKILLs of the owner, 3 clients x 1,000 operations. Output: benchmarks/results/soak.txt.
