@@ -52,8 +52,8 @@ SOAK_ENV := MEMLS_FUZZ_EXAMPLES=6000 MEMLS_CRASH_KILLS=60 MEMLS_CONCURRENT_OPS=1
 soak: SHELL := /bin/bash
 soak: $(STAMP)
 	@mkdir -p benchmarks/results
-	@echo '$$ $(SOAK_ENV) $(PY) -m pytest -q -s tests/reliability' > benchmarks/results/soak.txt
-	set -o pipefail; $(SOAK_ENV) $(PY) -m pytest -q -s tests/reliability 2>&1 | tee -a benchmarks/results/soak.txt
+	@echo '$$ $(SOAK_ENV) $(PY) -m pytest -q -s -n 0 tests/reliability' > benchmarks/results/soak.txt
+	set -o pipefail; $(SOAK_ENV) $(PY) -m pytest -q -s -n 0 tests/reliability 2>&1 | tee -a benchmarks/results/soak.txt
 
 clean:
 	rm -rf $(VENV) build *.egg-info server/*.egg-info extension/node_modules extension/dist extension/*.vsix

@@ -31,8 +31,14 @@ class FakeClock:
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory):
     """Optimised model graphs go to this run's temporary folder, not the user's cache (the
-    engines and daemons the tests start, and their subprocesses, read the variable)."""
-    folder = tmp_path_factory.mktemp("model-cache")
+    engines and daemons the tests start, and their subprocesses, read the variable). One folder
+    for the run, shared by its xdist workers (each graph is written whole, by rename): the
+    graphs are optimised once a run, not once a worker."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker's folder is <the run's>/<worker id>
+        base = base.parent
+    folder = base / "model-cache"
+    folder.mkdir(mode=0o700, exist_ok=True)
     before = os.environ.get("MEMLS_MODEL_CACHE")
     os.environ["MEMLS_MODEL_CACHE"] = str(folder)
     yield folder
@@ -68,3 +74,4 @@ def vengine(tmp_path, clock, models):
     """The full engine: Chroma (embedded) + embedder + cross-encoder."""
     with Engine.open(tmp_path / "data", front="test", clock=clock, models=models) as e:
         yield e
+
