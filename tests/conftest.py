@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,18 @@ def vengine(tmp_path, clock, models):
     with Engine.open(tmp_path / "data", front="test", clock=clock, models=models) as e:
         yield e
 
+
+# The folders whose tests take longest (real daemons, editors and CLIs started and waited on,
+# the engine's stateful property tests), in the order they start under xdist: longest first,
+# so the many short tests fill the workers' ends instead of one long module running alone at
+# the end (pyproject: --dist loadfile --no-loadscope-reorder keeps this order).
+FIRST = ("e2e", "reliability", "daemon", "engine", "mcp", "lsp")
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        top = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
+        return FIRST.index(top) if top in FIRST else len(FIRST)
+
+    items.sort(key=rank)  # stable: each module keeps its own order
