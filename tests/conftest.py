@@ -77,6 +77,17 @@ def vengine(tmp_path, clock, models):
         yield e
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: one worker more than the cores. Most tests wait on processes they started (a
+    daemon's start-up, its socket, an editor): a third worker on two cores ran the suite in 10
+    min where two took 15.5 on the same loaded machine (docs/testing.md).
+    PYTEST_XDIST_AUTO_NUM_WORKERS=N still decides (xdist's own hook reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return len(os.sched_getaffinity(0)) + 1
+
+
 # The folders whose tests take longest (real daemons, editors and CLIs started and waited on,
 # the engine's stateful property tests), in the order they start under xdist: longest first,
 # so the many short tests fill the workers' ends instead of one long module running alone at
