@@ -80,8 +80,8 @@ def vengine(tmp_path, clock, models):
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto`: one worker more than the cores. Most tests wait on processes they started (a
-    daemon's start-up, its socket, an editor): a third worker on two cores ran the suite in 10
-    min where two took 15.5 on the same loaded machine (docs/testing.md).
+    daemon's start-up, its socket, an editor): the serial run used 35% of one core on a shared
+    2-core machine. One more worker than cores keeps the cores busy while one waits.
     PYTEST_XDIST_AUTO_NUM_WORKERS=N still decides (xdist's own hook reads it)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
