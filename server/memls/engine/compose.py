@@ -97,7 +97,13 @@ def compose(
         supersede=writes.supersede,
     )
     indexer.after_index = conflicts.after_index  # the write-time contradiction check
-    notes = Notes(units, clock, indexing, announcer)
+    notes = Notes(
+        units,
+        clock,
+        indexing,
+        announcer,
+        (settings.instruction_globs, settings.record_globs),
+    )
     return UseCases(
         units=units,
         announcer=announcer,
