@@ -144,6 +144,50 @@ export interface NoteLink {
   relation: "amends" | "supersedes";
   statedIn: string;
 }
+/**
+ * One memory of the briefing, as shown.
+ */
+export interface ContextEntry {
+  memory: Memory;
+  score?: number | null;
+  section: "relevant" | "standing";
+  stale?: boolean;
+  tokens: number;
+}
+/**
+ * memory/context: the briefing of a project, within a token budget.
+ *
+ * `prompt` and `paths` say what the agent is working on (both optional: without them the
+ * briefing is the standing conventions, decisions and constraints alone). Within one
+ * `session`, a memory already given is not given again; `reset` forgets what the session
+ * was given (the agent's context was cleared or compacted).
+ */
+export interface ContextParams {
+  budget?: number;
+  depth?: "default" | "interactive" | "none";
+  k?: number;
+  /**
+   * @maxItems 100
+   */
+  paths?: string[];
+  project?: string | null;
+  prompt?: string | null;
+  reset?: boolean;
+  session?: string | null;
+  standing?: boolean;
+}
+export interface ContextResult {
+  budget: number;
+  degraded?: string[];
+  dropped?: number;
+  entries?: ContextEntry[];
+  markdown: string;
+  project: string;
+  repeated?: number;
+  session?: string | null;
+  tokenizer: string;
+  tokens: number;
+}
 export interface DeadLetter {
   attempts: number;
   error: string;
@@ -359,6 +403,25 @@ export interface ProgressNotification {
   total: number;
 }
 /**
+ * memory/promote: write a memory into a note of the project (a list item under the
+ * heading of its type), so it travels with the repository; the memory becomes that unit.
+ */
+export interface PromoteParams {
+  id: string;
+  project?: string | null;
+  to?: string;
+}
+export interface PromoteResult {
+  already: boolean;
+  created: boolean;
+  id: string;
+  memory: Memory;
+  path: string;
+  project: string;
+  sourceRange: string;
+  uri: string;
+}
+/**
  * The per-project result cache of memory/query (docs/retrieval.md).
  */
 export interface QueryCacheStats {
@@ -534,6 +597,7 @@ export interface Requests {
   "memory/audit": { params: AuditParams; result: AuditResult };
   "memory/checkPair": { params: CheckPairParams; result: Verdict };
   "memory/conflicts": { params: ConflictsParams; result: ConflictsResult };
+  "memory/context": { params: ContextParams; result: ContextResult };
   "memory/deadLetters": { params: MaintainParams; result: DeadLettersResult };
   "memory/doctor": { params: DoctorParams; result: DoctorResult };
   "memory/feedback": { params: FeedbackParams; result: FeedbackResult };
@@ -544,6 +608,7 @@ export interface Requests {
   "memory/ingest": { params: IngestParams; result: IngestResult };
   "memory/list": { params: ListParams; result: ListResult };
   "memory/maintain": { params: MaintainParams; result: MaintainResult };
+  "memory/promote": { params: PromoteParams; result: PromoteResult };
   "memory/query": { params: QueryParams; result: QueryResult };
   "memory/reindex": { params: ReindexParams; result: ReindexResult };
   "memory/resolve": { params: ResolveParams; result: ResolveResult };
@@ -570,6 +635,7 @@ export const REQUEST_METHODS = [
   "memory/audit",
   "memory/checkPair",
   "memory/conflicts",
+  "memory/context",
   "memory/deadLetters",
   "memory/doctor",
   "memory/feedback",
@@ -580,6 +646,7 @@ export const REQUEST_METHODS = [
   "memory/ingest",
   "memory/list",
   "memory/maintain",
+  "memory/promote",
   "memory/query",
   "memory/reindex",
   "memory/resolve",

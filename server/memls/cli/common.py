@@ -69,6 +69,13 @@ FLAGS = {
     "dataDir": "--data-dir",
     "token": "--token",
     "tokenFile": "--token-file",
+    "budget": "--budget",
+    "promptBudget": "--prompt-budget",
+    "session": "--session",
+    "prompt": "--prompt",
+    "paths": "--paths",
+    "to": "--to",
+    "agent": "AGENT",
 }
 
 ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")

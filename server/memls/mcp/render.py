@@ -213,3 +213,19 @@ def conventions(project: str, memories: list[protocol.Memory]) -> str:
     if not memories:
         lines.append("(none recorded)")
     return "\n".join(lines) + "\n"
+
+
+def no_briefing(project: str) -> str:
+    return f"{DATA_NOTICE}\nproject: {project}: no standing decision, convention or constraint yet."
+
+
+def promoted(r: protocol.PromoteResult) -> str:
+    span = protocol.SourceRange.parse(r.source_range)
+    line = f":{span.start_line + 1}" if span is not None else ""
+    if r.already:
+        return f"{r.id} is already a list item of {r.path}{line}; nothing was written."
+    made = "created the note" if r.created else "added it to"
+    return (
+        f"Promoted {r.id}: {made} {r.path}{line} as a list item. Commit the note to share it "
+        "with the team; the memory is now that note's unit."
+    )
