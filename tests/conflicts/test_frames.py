@@ -1,4 +1,4 @@
-"""memls.conflicts.frames and the scorer rules built on it (issue #12): change-of-state frames,
+"""memls.conflicts.frames and the scorer rules built on it: change-of-state frames,
 preference order, named-thing swaps, and the false alarms of real notes they must not raise."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #12 point 3: rules that generalise beyond the phrasing of the tuning set.
+"""Rules that generalise beyond the phrasing of the tuning set.
 
 Each rule has a pair it must fire on and a near pair it must leave alone. The sentences are
 written for these tests, not taken from the labelled sets."""

@@ -3,7 +3,7 @@ project (a scoped nearest-neighbour search in the project's own collection, or B
 project when vectors are off), plus the earlier statements a change of the new memory names
 (a lexical lookup of `frames.targets`, since the statement a change replaces is often not among
 its nearest), each scored against the new memory by the pure scorer — under the document rules
-for note units (issue #12): only claims on both sides, two units of one note only across a
+for note units: only claims on both sides, two units of one note only across a
 change the note records (`notes.comparable`), and a unit of a rejected, deprecated or
 superseded note is never the newer (current) side."""
 

@@ -1,4 +1,4 @@
-"""Issue #12 point 3, third round: each rule fires on a pair and leaves a near pair alone.
+"""Each rule of the scorer fires on a pair and leaves a near pair alone.
 
 The sentences are written for these tests, not taken from the labelled sets."""
 
@@ -114,7 +114,7 @@ def test_a_decision_for_a_job_replaces_what_the_job_used() -> None:
     assert not fires("We will use Sentry for error tracking.", "Metrics are scraped by Prometheus.")
 
 
-def test_change_frames_of_the_third_round() -> None:
+def test_change_frames_left_taken_out_of_and_supersedes() -> None:
     assert fires(
         "Docs are hosted on GitHub Pages since we left Read the Docs.",
         "Docs are built on Read the Docs.",
