@@ -131,6 +131,16 @@ async def test_every_tool(tmp_path, workspace):
         assert len(conflicts["conflicts"]) == 1
         pair = conflicts["conflicts"][0]
         assert (pair["newer"]["id"], pair["older"]["id"]) == (new["id"], old["id"])
+        assert pair["words"] == {
+            "kind": "a later switch",
+            "newerQuote": "We switched from yarn to pnpm for package management",
+            "newerPlace": "a stored memory",
+            "olderQuote": "We use yarn for package management",
+            "olderPlace": "a stored memory",
+        }
+        text = text_of(await s.call_tool("conflicts", {}))
+        assert "- open contradiction: a later switch, confidence" in text
+        assert "  newer, a stored memory: " in text and "  older, a stored memory: " in text
 
         fb = await call("feedback", id=old["id"], signal="outdated", query="which package manager")
         assert fb["score"] == -2 and fb["trust"] == "candidate"

@@ -56,6 +56,7 @@ export interface Conflict {
   similarity: number;
   similaritySource: string;
   status: "dismissed" | "open" | "resolved";
+  words?: ConflictWords | null;
 }
 export interface Memory {
   canonicalHash: string;
@@ -97,6 +98,19 @@ export interface Signal {
   kind: "antonym" | "choice_change" | "negation" | "temporal_override" | "value_change";
   triggers: string[];
   weight: number;
+}
+/**
+ * How a person reads the pair (`protocol.wording`): its kind in words ("a later switch",
+ * "opposite instructions", "different values", "different choices"), each side quoted (one
+ * line, at most 120 characters, cut at a word) and placed (`path:line`, the path relative
+ * to the project's folder; "a stored memory" for one that comes from no file).
+ */
+export interface ConflictWords {
+  kind: string;
+  newerPlace: string;
+  newerQuote: string;
+  olderPlace: string;
+  olderQuote: string;
 }
 /**
  * memory/conflicts (server to client): contradictions found for a stored memory.
@@ -489,6 +503,7 @@ export interface SupersedeResult {
 export interface SyncNoteParams {
   defaultType?:
     "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
+  kind?: ("" | "instructions" | "record") | null;
   project?: string | null;
   text: string | null;
   uri: string;

@@ -27,6 +27,7 @@ from memls.cli.common import (
 )
 from memls.daemon import open_engine
 from memls.errors import InvalidInput
+from memls.protocol import wording
 
 
 @app.command()
@@ -121,11 +122,15 @@ def conflicts(
         protocol.ConflictsParams,
         {"project": project, "id": id, "status": None if status == "all" else status},
     )
-    lines = [
-        f"{c.status:<9} {c.newer.id} vs {c.older.id} ({c.confidence:.2f})\n"
-        f"    new: {c.newer.content[:100]}\n    old: {c.older.content[:100]}"
-        for c in r.conflicts
-    ]
+    lines = []
+    for c in r.conflicts:
+        said = c.words or wording.words(c.project, c.signals, c.newer, c.older)
+        lines.append(
+            f"{c.status:<9} {said.kind} (confidence {c.confidence:.2f}; "
+            f"{c.newer.id} vs {c.older.id})\n"
+            f"    newer {said.newer_place}: “{said.newer_quote}”\n"
+            f"    older {said.older_place}: “{said.older_quote}”"
+        )
     _emit(r, as_json, "\n".join(lines) or f"(no {status} contradictions)")
 
 
