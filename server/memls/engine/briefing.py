@@ -4,7 +4,8 @@ within a token budget.
 Two sections: the standing decisions, conventions and constraints (current: superseded ones
 and the losing side of a contradiction left out; stale ones marked), then the memories most
 relevant to the prompt and paths (what comes from or cites one of the paths, then the query
-at the interactive depth by default). Whole entries are kept in order of relevance (relevant
+at the interactive depth by default; at prompt time, standing false, only the query's hits
+above a relevance floor). Whole entries are kept in order of relevance (relevant
 ones first, then the standing ones,
 verified before candidate, constraints, decisions, conventions, newest first) until the budget
 is spent; the rest are dropped whole, never cut. Within one session a memory already given is
@@ -29,6 +30,16 @@ STANDING_TYPES: tuple[protocol.MemoryType, ...] = ("constraint", "decision", "co
 Candidate = tuple[str, protocol.Memory, float | None]  # (section, memory, query score)
 SESSION_DAYS = 7  # what a session was given is kept this long
 QUERY_CHARS = 2000  # a long prompt (a pasted log) is searched by its first characters
+# The relevance floor of prompt-time memories (a prompt, standing false: Claude Code's
+# UserPromptSubmit): a hit is given only if its embedding cosine or its BM25 score reaches
+# these, absolute figures the query has anyway (the query's own score is relative to its
+# batch, so some hit always tops it). Chosen on the tune half of
+# benchmarks/data/prompt-relevance.json; held-out figures in docs/mcp.md
+# (benchmarks/prompt_floor.py, benchmarks/results/prompt-floor.txt). BM25's scale grows with
+# the store (its IDF), so without vectors (settings: vectors = false, or degraded) there is
+# no floor: BM25 alone in a small store would drop what answers.
+FLOOR_COSINE = 0.70
+FLOOR_BM25 = 5.75
 
 
 class Counter(Protocol):
@@ -61,6 +72,14 @@ def _paths_of(m: protocol.Memory) -> set[str]:
         parsed = urlparse(m.source_uri)
         found.add(unquote(parsed.path) if parsed.scheme == "file" else m.source_uri)
     return found
+
+
+def answers(hit: protocol.QueryHit) -> bool:
+    """A hit above the relevance floor (a hit without its figures is kept: not judged)."""
+    e = hit.explain
+    if e is None:
+        return True
+    return (e.vector or 0.0) >= FLOOR_COSINE or (e.bm25 or 0.0) >= FLOOR_BM25
 
 
 def _touches(m: protocol.Memory, paths: list[str]) -> bool:
@@ -170,12 +189,18 @@ class Briefing:
         words = " ".join([params.prompt or "", *params.paths]).strip()[:QUERY_CHARS]
         if not words:
             return found, []
+        floor = bool(params.prompt) and not params.standing
         result = self._query(
-            protocol.QueryParams(query=words, project=project, k=params.k, depth=params.depth)
+            protocol.QueryParams(
+                query=words, project=project, k=params.k, depth=params.depth, explain=floor
+            )
         )
         taken = shown | {m.id for m, _ in found}
+        floor = floor and any(h.explain and h.explain.vector is not None for h in result.results)
         found += [
-            (_plain(h), h.score) for h in result.results if h.id not in taken and not loses(h)
+            (_plain(h), h.score)
+            for h in result.results
+            if h.id not in taken and not loses(h) and (not floor or answers(h))
         ]
         return found, list(result.degraded)
 
