@@ -7,21 +7,27 @@ split into `tune` and `test` halves in the file itself, assigned before any scor
 Every prompt is asked as the briefing asks it (the top k=8 hits of memory/query at depth
 `interactive`) with `explain`, which carries each hit's absolute figures: its BM25 score and
 its embedding cosine. The same hits' cross-encoder logits come from the same query with
-`rerankDepth: 8` (every hit re-scored). For each signal the floor is the value that
+`rerankDepth: 8` (every hit re-scored). BM25's IDF grows with the store, so it is also taken
+over ln(the rows of the index) ("bm25n"), which the engine's floor uses. For each signal the floor is the value that
 maximises F1 of "a memory given is relevant" on `tune`; the figures reported are `test`'s.
 The fused score (min-maxed over the batch) is there for comparison: relative, so no floor
 on it can tell a prompt that nothing answers.
 
+`--distractors N` adds N generated memories of other services (`corpus.py`, as in
+`benchmarks/hooks.py`), each judged not relevant to every prompt: BM25's IDF grows with the
+store, so this shows whether the floor chosen on the project's own store holds in a bigger one.
+
 Costs: the engine's time of the prompt's query as the briefing runs it, with explain (the
 cosine and BM25 are figures it already has) and with the cross-encoder over 3 and 8 hits.
 
-    python benchmarks/prompt_floor.py [--out benchmarks/results/prompt-floor.txt]
+    python benchmarks/prompt_floor.py [--distractors 0] [--out benchmarks/results/prompt-floor.txt]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import statistics
@@ -32,13 +38,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from corpus import distractors
 from memls import protocol
 from memls.daemon import open_engine
+from memls.engine.briefing import FLOOR_BM25, FLOOR_COSINE
+
+LOCOMO = Path("/work/shared/data/locomo/locomo-dev.json")
 
 DATA = ROOT / "benchmarks" / "data" / "prompt-relevance.json"
 K = 8  # the hits the briefing looks at (ContextParams.k)
-SIGNALS = ("cosine", "bm25", "logit", "fused")
+SIGNALS = ("cosine", "bm25", "bm25n", "logit", "fused")
 
 Row = dict  # one prompt: id, split, relevant (set), hits: [(memory label, {signal: value})]
 
@@ -77,16 +88,16 @@ def passes(f: dict, signal: str, floor) -> bool:
     if floor is None:
         return True
     if signal == "either":
-        return (f.get("cosine") or 0.0) >= floor[0] or (f.get("bm25") or 0.0) >= floor[1]
+        return (f.get("cosine") or 0.0) >= floor[0] or (f.get("bm25n") or 0.0) >= floor[1]
     return f.get(signal) is not None and f[signal] >= floor
 
 
 def choose_either(rows: list[Row]) -> tuple[float, float]:
-    """Both floors of "cosine or BM25" on a grid, by F1 on these rows (ties: less given)."""
+    """Both floors of "cosine or BM25 / ln(rows)" on a grid, by F1 on these rows (ties: less given)."""
     grid = [
         (round(a, 4), round(b, 4))
         for a in [0.6 + 0.01 * i for i in range(31)]
-        for b in [1.0 + 0.25 * i for i in range(37)]
+        for b in [0.5 + 0.05 * i for i in range(51)]
     ]
     return max(
         grid,
@@ -146,6 +157,7 @@ def line(name: str, m: dict[str, float]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--distractors", type=int, default=0)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/prompt-floor.txt")
     args = ap.parse_args()
     out = ["$ " + shlex.join(["python", "benchmarks/prompt_floor.py", *sys.argv[1:]])]
@@ -166,11 +178,17 @@ def main() -> int:
                 protocol.StoreParams(text=m["text"], type=m["type"], project=project)
                 for m in data["memories"]
             ]
+            if args.distractors:
+                sample = json.loads(LOCOMO.read_text())[0]
+                items += [
+                    protocol.StoreParams(text=i.text, type="note", project=project)
+                    for i in distractors(sample, args.distractors)
+                ]
             stored = engine.ingest(protocol.IngestParams(items=items, project=project))
             engine.flush()
-            listed = engine.list(protocol.ListParams(project=project, limit=1000)).memories
+            listed = engine.list(protocol.ListParams(project=project, limit=10000)).memories
             by_text = {m["text"]: m["id"] for m in data["memories"]}
-            label_of = {m.id: by_text[m.content] for m in listed}
+            label_of = {m.id: by_text.get(m.content, "other") for m in listed}
             say(
                 f"store: {len(label_of)} memories ({stored.stored} stored); prompts: "
                 f"{len(data['prompts'])}, judged against every memory "
@@ -182,6 +200,8 @@ def main() -> int:
                 hits, times = ask(engine, project, label_of, p["prompt"])
                 for name, ms in times.items():
                     took.setdefault(name, []).append(ms)
+                for _, f in hits:  # BM25's IDF grows as ln(the rows of the index)
+                    f["bm25n"] = f["bm25"] / math.log(len(label_of))
                 rows.append({**p, "relevant": set(p["relevant"]), "hits": hits})
     tune = [r for r in rows if r["split"] == "tune"]
     test = [r for r in rows if r["split"] == "test"]
@@ -201,9 +221,16 @@ def main() -> int:
         say(f"{signal} >= {floor} (chosen on tune):")
         say(line("  tune", measure(tune, signal, floor)))
         say(line("  test (held out)", measure(test, signal, floor)))
+    say()
+    say(
+        f"the shipped floor, cosine >= {FLOOR_COSINE} or bm25 / ln(rows) >= {FLOOR_BM25} "
+        "(engine/briefing.py):"
+    )
+    say(line("  tune", measure(tune, "either", (FLOOR_COSINE, FLOOR_BM25))))
+    say(line("  test (held out)", measure(test, "either", (FLOOR_COSINE, FLOOR_BM25))))
     a, b = choose_either(tune)
     say()
-    say(f"cosine >= {a} or bm25 >= {b} (both chosen on tune):")
+    say(f"cosine >= {a} or bm25 / ln(rows) >= {b} (both chosen on tune):")
     say(line("  tune", measure(tune, "either", (a, b))))
     say(line("  test (held out)", measure(test, "either", (a, b))))
     say()

@@ -15,6 +15,7 @@ not given again. Tokens are counted with the packaged embedder's tokenizer
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import PurePosixPath
@@ -31,15 +32,15 @@ Candidate = tuple[str, protocol.Memory, float | None]  # (section, memory, query
 SESSION_DAYS = 7  # what a session was given is kept this long
 QUERY_CHARS = 2000  # a long prompt (a pasted log) is searched by its first characters
 # The relevance floor of prompt-time memories (a prompt, standing false: Claude Code's
-# UserPromptSubmit): a hit is given only if its embedding cosine or its BM25 score reaches
-# these, absolute figures the query has anyway (the query's own score is relative to its
-# batch, so some hit always tops it). Chosen on the tune half of
-# benchmarks/data/prompt-relevance.json; held-out figures in docs/mcp.md
-# (benchmarks/prompt_floor.py, benchmarks/results/prompt-floor.txt). BM25's scale grows with
-# the store (its IDF), so without vectors (settings: vectors = false, or degraded) there is
-# no floor: BM25 alone in a small store would drop what answers.
+# UserPromptSubmit): a hit is given only if its embedding cosine, or its BM25 score over the
+# natural log of the full-text index's rows (BM25's IDF grows so with the store), reaches
+# these: figures the query has anyway (its own score is relative to its batch, so some hit
+# always tops it). Chosen on the tune half of benchmarks/data/prompt-relevance.json;
+# held-out figures in docs/mcp.md (benchmarks/prompt_floor.py, results/prompt-floor.txt and,
+# with 1,000 more memories, prompt-floor-1000.txt). Without vectors (settings: vectors =
+# false, or degraded) there is no floor: BM25 alone was not measured as one.
 FLOOR_COSINE = 0.70
-FLOOR_BM25 = 5.75
+FLOOR_BM25 = 1.40  # x ln(the rows of the full-text index)
 
 
 class Counter(Protocol):
@@ -74,12 +75,14 @@ def _paths_of(m: protocol.Memory) -> set[str]:
     return found
 
 
-def answers(hit: protocol.QueryHit) -> bool:
-    """A hit above the relevance floor (a hit without its figures is kept: not judged)."""
+def answers(hit: protocol.QueryHit, rows: int) -> bool:
+    """A hit above the relevance floor (a hit without its figures is kept: not judged);
+    `rows`: those of the full-text index, which BM25's scale grows with."""
     e = hit.explain
     if e is None:
         return True
-    return (e.vector or 0.0) >= FLOOR_COSINE or (e.bm25 or 0.0) >= FLOOR_BM25
+    bm25 = (e.bm25 or 0.0) / math.log(max(rows, 3))
+    return (e.vector or 0.0) >= FLOOR_COSINE or bm25 >= FLOOR_BM25
 
 
 def _touches(m: protocol.Memory, paths: list[str]) -> bool:
@@ -102,6 +105,7 @@ class Briefing:
         *,
         list_memories: Callable[[protocol.ListParams], protocol.ListResult],
         query: Callable[[protocol.QueryParams], protocol.QueryResult],
+        indexed_rows: Callable[[], int],
         sessions: Callable[[str], AbstractContextManager[BriefingSessions]],
         given: Callable[[str], AbstractContextManager[BriefingSessions]],
         counter: Counter,
@@ -109,6 +113,7 @@ class Briefing:
     ) -> None:
         self._list = list_memories
         self._query = query
+        self._rows = indexed_rows
         self._sessions = sessions  # a write: what a session was given
         self._given = given  # a read of the same
         self._counter = counter
@@ -197,10 +202,11 @@ class Briefing:
         )
         taken = shown | {m.id for m, _ in found}
         floor = floor and any(h.explain and h.explain.vector is not None for h in result.results)
+        rows = self._rows() if floor else 0
         found += [
             (_plain(h), h.score)
             for h in result.results
-            if h.id not in taken and not loses(h) and (not floor or answers(h))
+            if h.id not in taken and not loses(h) and (not floor or answers(h, rows))
         ]
         return found, list(result.degraded)
 

@@ -73,6 +73,11 @@ class SearchQueries:
             ).fetchall()
         return {row["id"]: -row["rank"] for row in rows}
 
+    def indexed_rows(self) -> int:
+        """The rows of the full-text index (every project's), the N of BM25's IDF."""
+        with self.db.transaction(write=False) as conn:
+            return int(conn.execute("SELECT count(*) FROM memories_fts").fetchone()[0])
+
     def containing(
         self, seen: Visibility, stems: Iterable[str], n: int, *, every: bool
     ) -> list[str]:
