@@ -8,8 +8,9 @@ Every prompt is asked as the briefing asks it (the top k=8 hits of memory/query 
 `interactive`) with `explain`, which carries each hit's absolute figures: its BM25 score and
 its embedding cosine. The same hits' cross-encoder logits come from the same query with
 `rerankDepth: 8` (every hit re-scored). BM25's IDF grows with the store, so it is also taken
-over ln(the rows of the index) ("bm25n"), which the engine's floor uses. For each signal the floor is the value that
-maximises F1 of "a memory given is relevant" on `tune`; the figures reported are `test`'s.
+over ln(the rows of the index) ("bm25n"), which the engine's floor uses. For each signal the
+floor is the value that maximises F1 of "a memory given is relevant" on `tune`; the figures
+reported are `test`'s.
 The fused score (min-maxed over the batch) is there for comparison: relative, so no floor
 on it can tell a prompt that nothing answers.
 
@@ -93,7 +94,8 @@ def passes(f: dict, signal: str, floor) -> bool:
 
 
 def choose_either(rows: list[Row]) -> tuple[float, float]:
-    """Both floors of "cosine or BM25 / ln(rows)" on a grid, by F1 on these rows (ties: less given)."""
+    """Both floors of "cosine or BM25 / ln(rows)" on a grid, by F1 on these rows (ties: less
+    given)."""
     grid = [
         (round(a, 4), round(b, 4))
         for a in [0.6 + 0.01 * i for i in range(31)]
