@@ -1,14 +1,18 @@
 """Where an LSP connection's bytes come from: a TCP stream or a blocking file (stdin).
 
-Both read a line up to a limit, exactly n bytes, or skip n bytes in small chunks (never
-allocating what a client claims)."""
+Both read a line up to a limit or exactly n bytes (a frame's length is checked against its
+limit before it is read). After a refused frame a TCP connection lingers: what the client is
+still sending is discarded (at most LINGER_BYTES for LINGER_SECONDS) so that closing does not
+reset the connection before the client has read the refusal."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import BinaryIO
 
-SKIP_CHUNK = 64 * 1024
+CHUNK = 64 * 1024
+LINGER_BYTES = 1024 * 1024
+LINGER_SECONDS = 1.0
 
 
 class StreamSource:
@@ -31,13 +35,17 @@ class StreamSource:
         except asyncio.IncompleteReadError as exc:
             return exc.partial
 
-    async def skip(self, n: int) -> bool:
-        while n > 0:
-            chunk = await self.reader.read(min(n, SKIP_CHUNK))
-            if not chunk:
-                return False
-            n -= len(chunk)
-        return True
+    async def linger(self) -> None:
+        left = LINGER_BYTES
+        try:
+            async with asyncio.timeout(LINGER_SECONDS):
+                while left > 0:
+                    chunk = await self.reader.read(min(CHUNK, left))
+                    if not chunk:
+                        return
+                    left -= len(chunk)
+        except (TimeoutError, OSError):
+            pass
 
 
 class FileSource:
@@ -66,14 +74,5 @@ class FileSource:
 
         return await self._call(exactly)
 
-    async def skip(self, n: int) -> bool:
-        def skip() -> bool:
-            left = n
-            while left > 0:
-                chunk = self.stream.read(min(left, SKIP_CHUNK))
-                if not chunk:
-                    return False
-                left -= len(chunk)
-            return True
-
-        return await self._call(skip)
+    async def linger(self) -> None:
+        """Nothing to do: a pipe is not reset when its reader goes."""

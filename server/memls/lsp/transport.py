@@ -126,6 +126,8 @@ class Connection:
             try:
                 length = await self.read_header()
             except Closed:
+                if self.refused is not None:
+                    await self.source.linger()
                 return
             if length is None:
                 continue
@@ -138,6 +140,7 @@ class Connection:
             if length > limit:
                 exc = limits.frame_too_large(length, limit, name)
                 self.refuse(INVALID_REQUEST, exc.message, {"limit": name, "max": limit})
+                await self.source.linger()
                 return
             body = await self.source.read(length)
             if len(body) < length:
