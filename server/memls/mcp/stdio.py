@@ -11,7 +11,8 @@ only well-formed messages on:
   stderr), so the client starts it again;
 - not JSON text (bad JSON or UTF-8, nested deeper than `MAX_NESTING`): `-32700`, id null;
 - a batch, a non-object, an id that is not an integer or a string: `-32600`, id null;
-- `jsonrpc` other than "2.0", a method that is not a string, params that are not an object:
+- `jsonrpc` other than "2.0", a method that is not a string, neither a method nor a result:
+  `-32600` with the id (null for a message without one); params that are not an object:
   `-32600` with the id;
 - JSON that is not valid Unicode (a lone surrogate escape): `-32602` with the id, naming the
   field (`arguments.text`);
@@ -102,13 +103,13 @@ def check(line: bytes) -> tuple[types.JSONRPCMessage | None, dict[str, Any] | No
             return None, None
         return None, error(reply_id, code, text, data)
 
-    if message.get("jsonrpc") != "2.0":
-        return refuse(INVALID_REQUEST, 'jsonrpc must be "2.0"')
+    if message.get("jsonrpc") != "2.0":  # an invalid envelope: answered, id or not
+        return None, error(reply_id, INVALID_REQUEST, 'jsonrpc must be "2.0"')
     if "method" not in message:
-        return _response(message, not_unicode, refuse)
+        return _response(message, not_unicode, reply_id)
     method = message["method"]
     if not isinstance(method, str):
-        return refuse(INVALID_REQUEST, "method must be a string")
+        return None, error(reply_id, INVALID_REQUEST, "method must be a string")
     params = message.get("params")
     if params is not None and not isinstance(params, dict):
         return refuse(INVALID_REQUEST, "params must be an object")
@@ -130,11 +131,13 @@ def check(line: bytes) -> tuple[types.JSONRPCMessage | None, dict[str, Any] | No
         return refuse(INVALID_PARAMS, _invalid(method, exc), {"field": _field(exc)})
 
 
-def _response(message: dict[str, Any], not_unicode: str | None, refuse: Any) -> Any:
+def _response(message: dict[str, Any], not_unicode: str | None, reply_id: Any) -> Any:
     """A client's answer to one of our requests (roots/list)."""
     if "result" not in message and "error" not in message:
-        return refuse(
-            INVALID_REQUEST, "a message needs a method (request, notification) or a result or error"
+        return None, error(
+            reply_id,
+            INVALID_REQUEST,
+            "a message needs a method (request, notification) or a result or error",
         )
     if not_unicode is not None:
         log.warning("memls mcp: dropped a response that is not valid Unicode")
@@ -258,7 +261,8 @@ class Transport:
                     )
                     await self.emit(_dump(answer))
                     log.error(
-                        "memls mcp: %s; exiting: the client must start the server again",
+                        "memls: closing the connection: %s; exiting: the client must start "
+                        "the server again",
                         self.refused,
                     )
                     return
