@@ -41,9 +41,10 @@ extension:
 e2e: $(STAMP)
 	cd extension && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && bash e2e/run.sh
 
-# The long reliability run (docs/reliability.md): 6,000 fuzzed frames per transport, 60
-# SIGKILLs of the owner, 3 clients x 1,000 operations. Output: benchmarks/results/soak.txt.
-SOAK_ENV := MEMLS_FUZZ_EXAMPLES=6000 MEMLS_CRASH_KILLS=60 MEMLS_CONCURRENT_OPS=1000
+# The long reliability run (docs/reliability.md): 10,000 fuzzed frames on each of five
+# transports (LSP stdio, TCP before and after the token, owner socket, MCP stdio), 60 SIGKILLs
+# of the owner, 3 clients x 1,000 operations. Output: benchmarks/results/soak.txt.
+SOAK_ENV := MEMLS_FUZZ_EXAMPLES=10000 MEMLS_CRASH_KILLS=60 MEMLS_CONCURRENT_OPS=1000
 soak: SHELL := /bin/bash
 soak: $(STAMP)
 	@mkdir -p benchmarks/results

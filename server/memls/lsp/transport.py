@@ -320,8 +320,6 @@ class Connection:
 
     def response(self, message: dict) -> None:
         """A client's reply to one of our requests."""
-        if not self.authenticated():
-            return
         if "result" not in message and "error" not in message:
             if message.get("id") is not None:
                 self.error(
@@ -330,6 +328,8 @@ class Connection:
                     "a message needs a method (request, "
                     "notification) or a result or error (response)",
                 )
+            return
+        if not self.authenticated():
             return
         try:
             self.protocol.handle_message(self.protocol.structure_message(message))
