@@ -147,3 +147,21 @@ def test_an_mcp_line_over_the_limit_is_refused_and_the_server_exits_to_restart(m
     mcp.stderr.close()
     said = mcp.log()[mcp.log().rfind("memls: closing the connection") :]
     assert "max_frame_bytes" in said and "Traceback" not in said, mcp.log()[-2000:]
+
+
+def test_a_client_of_the_owner_refuses_a_request_over_the_limit_before_sending_it(daemon, root):
+    from memls import limits
+    from memls.daemon import RemoteEngine
+
+    before = limits.current()
+    limits.configure(limits.Limits(max_frame_bytes=65536))  # as the daemon's config.toml
+    remote = RemoteEngine.connect(daemon.data, front="test")
+    try:
+        with pytest.raises(limits.LimitExceeded) as refused:
+            remote.import_(str(root), ["x" * 70_000])
+        assert refused.value.limit == "max_frame_bytes" and "not sent" in refused.value.message
+        assert list(remote.export(str(root))) is not None  # the connection is still there
+        assert not remote.closed
+    finally:
+        remote.close()
+        limits.configure(before)
