@@ -436,6 +436,8 @@ def cases(draw, target: Target) -> Case:
         closes=closes,
         not_unicode=kind == "request"
         and isinstance(message.get("method"), str)
+        and (message["method"] in protocol.METHODS or message["method"] == "tools/call")
+        and isinstance(params, (dict, list) if target.framing != "mcp" else dict)
         and (target.framing == "owner" or message.get("jsonrpc") == "2.0")
         and _has_lone_surrogate(params)
         and not _has_lone_surrogate({k: v for k, v in message.items() if k != "params"}),

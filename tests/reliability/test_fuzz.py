@@ -30,11 +30,13 @@ SETTINGS = settings(
 TEXTS = ["We deploy on Tuesdays", "Use tabs, not spaces", "The cache is Redis"]
 
 
-def seed(peer, root, other, **fields) -> Target:
+def seed(peer, root, other, *, mark: str = "", **fields) -> Target:
+    """Three memories to aim at; `mark` keeps them apart from another target's on one store
+    (that target may have forgotten its own: storing them again would be refused)."""
     projects = [str(root), str(other)]
     ids = []
     for i, text in enumerate(TEXTS):
-        reply = peer.call("memory/store", {"text": text, "project": projects[i % 2]})
+        reply = peer.call("memory/store", {"text": text + mark, "project": projects[i % 2]})
         ids.append(reply["result"]["id"])
     return Target(peer=peer, alive=lambda: True, projects=projects, ids=ids, **fields)
 
@@ -139,6 +141,7 @@ def owner_target(daemon):
         reopen(),
         daemon.root,
         daemon.other,
+        mark=" (through the owner socket)",
         framing="owner",
         reopen=reopen,
         mutating=frozenset(MUTATING),
