@@ -3,10 +3,10 @@
 Every front refuses input over a limit with an error that names the limit (the setting a user
 can raise, or the fixed bound), before the input is read, allocated or processed:
 
-- `max_frame_bytes` (config `[limits]`, default 8 MiB): one LSP frame (its Content-Length) or
-  one line of the owner socket. A bigger frame is answered and its body skipped in small
-  chunks (stdio, owner socket) or the connection closed (a TCP client without the token),
-  never read into memory.
+- `max_frame_bytes` (config `[limits]`, default 8 MiB): one LSP frame (its Content-Length),
+  one line of the owner socket, one line of MCP over stdio. A bigger frame is answered and
+  the connection closed, the frame never read into memory (a stdio server exits, so that
+  its client starts it again).
 - `PREAUTH_FRAME_BYTES` (64 KiB, fixed): a TCP client that has not yet initialized with the
   token can send nothing bigger (an `initialize` is a few KiB).
 - `max_content_bytes` (config `[limits]`, default 32 KiB): the UTF-8 size of a memory's text
