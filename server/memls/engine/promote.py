@@ -99,13 +99,21 @@ class Promote:
                 field="id",
             )
         existed = path.exists()
-        before = path.read_text(encoding="utf-8") if existed else None
+        try:
+            before = path.read_text(encoding="utf-8") if existed else None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise Refused(
+                f"the note {path} cannot be read as UTF-8 text: {exc}", field="to"
+            ) from None
         try:
             placed = place(before, memory.content, memory.type, memory.canonical_hash)
         except ValueError as exc:
             raise Refused(f"memory {memory.id} cannot be written as a note item: {exc}") from None
         if placed.changed:
-            _write_text(path, placed.note)
+            try:
+                _write_text(path, placed.note)
+            except OSError as exc:
+                raise Refused(f"the note {path} cannot be written: {exc}", field="to") from None
         unit = placed.unit
         where = protocol.SourceRange(
             unit.start_line, unit.start_char, unit.end_line, unit.end_char
