@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memls import protocol as p
-from memls.errors import Refused
+from memls.errors import MemlsError
 
 
 @pytest.fixture
@@ -28,13 +28,14 @@ def _stored(engine, project):
             "bad.md", lambda f: (f / "bad.md").write_bytes(b"\xff\xfe not utf-8\n"), id="not utf-8"
         ),
         pytest.param("file/x.md", lambda f: (f / "file").write_text("x"), id="under a file"),
+        pytest.param("x" * 300 + ".md", lambda f: None, id="a name too long"),
     ],
 )
 def test_a_note_that_cannot_be_read_or_written_is_refused_by_to(engine, project, to, prepare):
     prepare(project)
     stored = _stored(engine, project)
     files = sorted(project.rglob("*"))
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(MemlsError) as refused:
         engine.promote(p.PromoteParams(id=stored.id, project=str(project), to=to))
     assert refused.value.field == "to"
     memory = engine.get(p.GetParams(id=stored.id, project=str(project)))

@@ -37,7 +37,10 @@ def _target(project: str, to: str) -> Path:
         raise InvalidInput(
             "a Markdown file (.md) inside the project, relative to its folder", field="to"
         )
-    target = (folder / relative).resolve()
+    try:
+        target = (folder / relative).resolve()
+    except OSError as exc:  # a name too long, a link loop
+        raise InvalidInput(f"not a usable path: {exc.strerror}", field="to") from None
     if not target.is_relative_to(folder.resolve()):
         raise InvalidInput("the note must be inside the project's folder", field="to")
     return target
@@ -98,8 +101,8 @@ class Promote:
                 "that note",
                 field="id",
             )
-        existed = path.exists()
         try:
+            existed = path.exists()  # a name too long for the file system is an OSError
             before = path.read_text(encoding="utf-8") if existed else None
         except (OSError, UnicodeDecodeError) as exc:
             raise Refused(
