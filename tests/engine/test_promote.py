@@ -3,6 +3,8 @@ field that names it (`to`), and nothing is changed."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from memls import protocol as p
@@ -41,3 +43,23 @@ def test_a_note_that_cannot_be_read_or_written_is_refused_by_to(engine, project,
     memory = engine.get(p.GetParams(id=stored.id, project=str(project)))
     assert memory.source_uri is None
     assert sorted(project.rglob("*")) == files
+
+
+def test_a_new_note_is_made_as_an_editor_makes_a_file_and_an_edited_one_keeps_its_mode(
+    engine, project
+):
+    """The note is the user's, to commit: a new one gets what the umask gives (not owner-only
+    like the store), an existing one keeps its mode."""
+    old = os.umask(0o022)
+    try:
+        first = _stored(engine, project)
+        made = engine.promote(p.PromoteParams(id=first.id, project=str(project)))
+    finally:
+        os.umask(old)
+    note = project / ".memls" / "memory.md"
+    assert made.created and note.stat().st_mode & 0o777 == 0o644
+    note.chmod(0o600)
+    second = engine.store(p.StoreParams(text="Releases are tagged on main", project=str(project)))
+    again = engine.promote(p.PromoteParams(id=second.id, project=str(project)))
+    assert not again.created and "Releases are tagged on main" in note.read_text()
+    assert note.stat().st_mode & 0o777 == 0o600

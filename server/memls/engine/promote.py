@@ -5,14 +5,13 @@ watcher reads the item back as the same memory, never as a second one."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 from memls import protocol
 from memls.errors import InvalidInput, NotFound, Refused
+from memls.files import replace_text
 from memls.notes import default_type
 from memls.notes.promote import place
 from memls.scope import VISIBLE_TRUST, project_key
@@ -44,26 +43,6 @@ def _target(project: str, to: str) -> Path:
     if not target.is_relative_to(folder.resolve()):
         raise InvalidInput("the note must be inside the project's folder", field="to")
     return target
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Replace the file at once (a reader never sees half of it), keeping its mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        if mode is not None:
-            os.chmod(temp, mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temp, 0o666 & ~umask)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 class Promote:
@@ -114,7 +93,7 @@ class Promote:
             raise Refused(f"memory {memory.id} cannot be written as a note item: {exc}") from None
         if placed.changed:
             try:
-                _write_text(path, placed.note)
+                replace_text(path, placed.note)
             except OSError as exc:
                 raise Refused(f"the note {path} cannot be written: {exc}", field="to") from None
         unit = placed.unit
