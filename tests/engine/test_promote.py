@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from pygls import uris
 
 from memls import protocol as p
 from memls.errors import MemlsError
@@ -63,3 +64,28 @@ def test_a_new_note_is_made_as_an_editor_makes_a_file_and_an_edited_one_keeps_it
     again = engine.promote(p.PromoteParams(id=second.id, project=str(project)))
     assert not again.created and "Releases are tagged on main" in note.read_text()
     assert note.stat().st_mode & 0o777 == 0o600
+
+
+def test_the_note_is_named_as_the_editor_names_it_in_a_folder_with_a_space_and_a_hash(
+    engine, tmp_path
+):
+    """The editor's note watcher names the file by a percent-encoded URI (pygls's
+    from_fs_path); its sync of the note keeps the promoted item the memory it was."""
+    project = tmp_path / "my project #2"
+    project.mkdir()
+    stored = _stored(engine, project)
+    promoted = engine.promote(p.PromoteParams(id=stored.id, project=str(project)))
+    note = project / ".memls" / "memory.md"
+    assert promoted.uri == uris.from_fs_path(str(note))
+    before = engine.stats(p.StatsParams(project=str(project)))
+    note.write_text(note.read_text() + "- Backups are restored monthly\n")
+    synced = engine.sync_note(
+        p.SyncNoteParams(
+            uri=uris.from_fs_path(str(note)), text=note.read_text(), project=str(project)
+        )
+    )
+    assert len(synced.added) == 1 and synced.shared == []
+    memory = engine.get(p.GetParams(id=stored.id, project=str(project)))
+    assert memory.status == "active" and memory.source_uri == promoted.uri
+    after = engine.stats(p.StatsParams(project=str(project)))
+    assert after.memories == before.memories + 1

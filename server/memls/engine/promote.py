@@ -19,8 +19,9 @@ from memls.store.unit import Tx
 
 
 def note_uri(path: Path) -> str:
-    """The note's URI as the editor's note watcher names a file it finds on disk."""
-    return "file://" + path.as_posix()
+    """The note's URI as the editor's note watcher names a file it finds on disk: percent-
+    encoded (a space is %20, a '#' is %23 and not the start of a fragment)."""
+    return path.as_uri()
 
 
 def _target(project: str, to: str) -> Path:
