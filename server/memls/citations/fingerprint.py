@@ -1,0 +1,110 @@
+"""Cited text, normalised and fingerprinted; a file's text indexed for finding it again.
+
+A cited span is compared line by line after normalisation: every run of white space becomes
+one space, the ends are stripped, and blank lines are dropped. So re-indenting, re-aligning or
+adding blank lines does not change what a citation says; changing a token does. The
+fingerprint is a short hash of the normalised lines joined by newlines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+_EOL = re.compile(r"\r\n|\r|\n")
+_SPACE = re.compile(r"\s+")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as an editor counts them (`\\r\\n`, `\\r` or `\\n`); a final newline ends the last
+    line rather than starting an empty one."""
+    lines = _EOL.split(text)
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def normalise(line: str) -> str:
+    return _SPACE.sub(" ", line).strip()
+
+
+def normalised(lines: Sequence[str]) -> list[str]:
+    """The non-blank lines of `lines`, normalised."""
+    out = []
+    for line in lines:
+        value = normalise(line)
+        if value:
+            out.append(value)
+    return out
+
+
+def fingerprint_lines(lines: Sequence[str]) -> str:
+    """The fingerprint of already normalised lines."""
+    digest = hashlib.blake2b("\n".join(lines).encode("utf-8"), digest_size=12)
+    return digest.hexdigest()
+
+
+def fingerprint(text: str) -> str:
+    """The fingerprint of a span of text (normalised first)."""
+    return fingerprint_lines(normalised(split_lines(text)))
+
+
+def fingerprint_bytes(data: bytes) -> str:
+    """A file-level fingerprint of raw bytes (binary files, files over the size limit)."""
+    return "b:" + hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+class FileView:
+    """One file's text, split and normalised once, to locate many citations in it.
+
+    `norm[i]` is the i-th non-blank normalised line and `line_of[i]` its 1-based line number;
+    `index_at[n]` is the position in `norm` of the first non-blank line at or after line n.
+    """
+
+    __slots__ = ("lines", "norm", "line_of", "index_at", "_starts")
+
+    def __init__(self, text: str) -> None:
+        self.lines = split_lines(text)
+        self.norm: list[str] = []
+        self.line_of: list[int] = []
+        self.index_at: list[int] = [0] * (len(self.lines) + 2)
+        for number, line in enumerate(self.lines, start=1):
+            self.index_at[number] = len(self.norm)
+            value = normalise(line)
+            if value:
+                self.norm.append(value)
+                self.line_of.append(number)
+        self.index_at[len(self.lines) + 1] = len(self.norm)
+        self._starts: dict[str, list[int]] | None = None
+
+    @property
+    def line_count(self) -> int:
+        return len(self.lines)
+
+    def span(self, start: int, end: int) -> list[str]:
+        """The normalised non-blank lines of lines start..end (1-based, inclusive)."""
+        if start < 1 or end < start or end > len(self.lines):
+            return []
+        return self.norm[self.index_at[start] : self.index_at[end + 1]]
+
+    def text(self, start: int, end: int) -> str:
+        return "\n".join(self.lines[start - 1 : end])
+
+    def occurrences(self, block: Sequence[str]) -> list[int]:
+        """Positions in `norm` where `block` starts (every occurrence, in order)."""
+        if not block:
+            return []
+        if self._starts is None:
+            starts: dict[str, list[int]] = {}
+            for i, value in enumerate(self.norm):
+                starts.setdefault(value, []).append(i)
+            self._starts = starts
+        n = len(block)
+        first = block[0]
+        rest = list(block)
+        return [i for i in self._starts.get(first, ()) if self.norm[i : i + n] == rest]
+
+    def lines_at(self, index: int, count: int) -> tuple[int, int]:
+        """The 1-based line range covered by `count` normalised lines from position `index`."""
+        return self.line_of[index], self.line_of[index + count - 1]
