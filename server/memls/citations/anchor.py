@@ -10,7 +10,7 @@ from typing import Literal
 
 import msgspec
 
-from memls.citations.fingerprint import FileView, fingerprint_lines
+from memls.citations.fingerprint import FileView, display, fingerprint_lines
 
 State = Literal["fresh", "moved", "changed", "missing"]
 STATES: tuple[State, ...] = ("fresh", "moved", "changed", "missing")
@@ -43,6 +43,8 @@ class Anchor(msgspec.Struct, frozen=True, kw_only=True):
     after: tuple[str, ...] = ()
     symbol: str | None = None
     coarse: bool = False
+    #: the cited lines as a diff shows them (`display`), when they differ from `lines`
+    shown: tuple[str, ...] = ()
 
 
 class Located(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,6 +74,7 @@ def anchor_span(path: str, view: FileView, start: int, end: int) -> Anchor:
     block = view.span(start, end)
     keep = tuple(block) if len(block) <= MAX_SNAPSHOT_LINES else ()
     before, after = _context(view, start, end) if keep else ((), ())
+    shown = tuple(x for x in (display(line) for line in view.lines[start - 1 : end]) if x)
     return Anchor(
         path=path,
         kind="span",
@@ -81,6 +84,7 @@ def anchor_span(path: str, view: FileView, start: int, end: int) -> Anchor:
         lines=keep,
         before=before,
         after=after,
+        shown=shown if keep and shown != keep else (),
     )
 
 

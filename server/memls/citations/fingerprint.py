@@ -1,9 +1,11 @@
 """Cited text, normalised and fingerprinted; a file's text indexed for finding it again.
 
-A cited span is compared line by line after normalisation: every run of white space becomes
-one space, the ends are stripped, and blank lines are dropped. So re-indenting, re-aligning or
-adding blank lines does not change what a citation says; changing a token does. The
-fingerprint is a short hash of the normalised lines joined by newlines.
+A cited span is compared line by line after normalisation: white space is removed (as
+`git diff -w` ignores it) and blank lines are dropped. So re-indenting, re-aligning, spacing
+around operators or adding blank lines does not change what a citation says; changing a token
+does. The fingerprint is a short hash of the normalised lines joined by newlines. (The cost:
+`"a b"` and `"ab"` in a string read the same.) For display, `display` keeps one space where
+there was white space.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ def split_lines(text: str) -> list[str]:
 
 
 def normalise(line: str) -> str:
+    """The comparison key of a line: its text without white space."""
+    return _SPACE.sub("", line)
+
+
+def display(line: str) -> str:
+    """A line as a diff shows it: white space runs made one space, ends stripped."""
     return _SPACE.sub(" ", line).strip()
 
 

@@ -51,3 +51,16 @@ def renames(root: Path, since: str | None = None) -> dict[str, str]:
         else:
             i += 2
     return found
+
+
+def added(root: Path, since: str | None = None) -> list[str]:
+    """Files (relative to `root`) that are new since `since` (default HEAD): added in the
+    history or the working tree, and untracked files that are not ignored."""
+    found: list[str] = []
+    out = _git(root, "diff", "--name-only", "--diff-filter=A", "-z", "--relative", since or "HEAD")
+    if out:
+        found.extend(name for name in out.split("\0") if name)
+    out = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
+    if out:
+        found.extend(name for name in out.split("\0") if name)
+    return found

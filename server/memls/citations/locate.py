@@ -17,7 +17,7 @@ import difflib
 from collections.abc import Sequence
 
 from memls.citations.anchor import Anchor, Located, State
-from memls.citations.fingerprint import FileView, fingerprint_lines
+from memls.citations.fingerprint import FileView, display, fingerprint_lines
 from memls.citations.symbols import Symbol, find_symbol
 
 
@@ -123,10 +123,11 @@ def short_diff(anchor: Anchor, view: FileView | None, located: Located) -> str |
     the lines now at the citation's range, capped at MAX_DIFF_LINES lines / MAX_DIFF_CHARS."""
     if located.state != "changed" or not anchor.lines or view is None:
         return None
-    now = view.span(located.start_line, located.end_line)
+    now = [display(x) for x in view.lines[located.start_line - 1 : located.end_line]]
+    then = list(anchor.shown or anchor.lines)
     body = [
         line
-        for line in difflib.unified_diff(list(anchor.lines), now, lineterm="", n=0)
+        for line in difflib.unified_diff(then, [x for x in now if x], lineterm="", n=0)
         if not line.startswith(("---", "+++", "@@"))
     ]
     cut = body[:MAX_DIFF_LINES]
