@@ -29,9 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from citations_truth import Truth, diff, span_truth  # noqa: E402
-
-from memls.citations import (  # noqa: E402
+from citations_truth import Truth, diff, span_truth
+from memls.citations import (
     FileView,
     anchor_span,
     anchor_symbol,
@@ -39,8 +38,8 @@ from memls.citations import (  # noqa: E402
     locate,
     symbols,
 )
-from memls.citations.fingerprint import normalise  # noqa: E402
-from memls.citations.tree import Workspace  # noqa: E402
+from memls.citations.fingerprint import normalise
+from memls.citations.tree import Workspace
 
 TEXT_SUFFIXES = (".py", ".rst", ".txt", ".md", ".cfg", ".ini", ".toml")
 

@@ -53,14 +53,21 @@ def renames(root: Path, since: str | None = None) -> dict[str, str]:
     return found
 
 
-def added(root: Path, since: str | None = None) -> list[str]:
-    """Files (relative to `root`) that are new since `since` (default HEAD): added in the
-    history or the working tree, and untracked files that are not ignored."""
-    found: list[str] = []
-    out = _git(root, "diff", "--name-only", "--diff-filter=A", "-z", "--relative", since or "HEAD")
-    if out:
-        found.extend(name for name in out.split("\0") if name)
+def untracked(root: Path) -> list[str]:
+    """Files (relative to `root`) that git does not track and does not ignore: where a file
+    moved in the working tree without `git mv` went (git cannot see that rename)."""
     out = _git(root, "ls-files", "--others", "--exclude-standard", "-z")
-    if out:
-        found.extend(name for name in out.split("\0") if name)
-    return found
+    return [name for name in out.split("\0") if name] if out else []
+
+
+MAX_NAMING_FILES = 20
+
+
+def files_naming(root: Path, word: str) -> list[str]:
+    """Tracked files (relative to `root`) in which `word` occurs as a word, at most
+    MAX_NAMING_FILES of them (more: the name is too common to say which one is meant)."""
+    if not word.isidentifier():
+        return []
+    out = _git(root, "grep", "-l", "-w", "-F", "-z", "-e", word, "--", ".")
+    found = [name for name in out.split("\0") if name] if out else []
+    return found if len(found) <= MAX_NAMING_FILES else []

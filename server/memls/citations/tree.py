@@ -2,9 +2,10 @@
 
 A `Workspace` reads each cited file once, parses its symbols once, and asks git once for
 renames, so checking many citations of one file costs one read. A citation whose file is gone
-is followed to its new path: git's rename detection first (since the commit that was checked
-out when the citation was made), else the file among those that appeared since (added or
-untracked in git; in a folder without git, the files beside the old one) that holds the text.
+is followed to its new path: in a git repository by git's rename detection (since the commit
+that was checked out when the citation was made) and, for files git does not track, by the
+cited text in the untracked files; in a folder without git, by the cited text in the files
+that appeared (the watcher's), or else the files near the old one.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ class Workspace:
         appeared: Callable[[], Iterable[str]] | None = None,
     ) -> None:
         """`appeared`, when given, names the files that appeared since the citations were
-        checked (the watcher's added files); by default git's added and untracked files, or
-        the files beside the vanished one."""
+        checked (the watcher's added files); by default git's untracked files, or (without
+        git) the files in the vanished one's folder, its parent and the parent's subfolders."""
         self.root = root
         self.use_git = use_git
         self._appeared_given = appeared
@@ -116,17 +117,31 @@ class Workspace:
                 self._added[None] = list(self._appeared_given())
             return self._added[None]
         if self.use_git and self.head() is not None:
-            if since not in self._added:
-                self._added[since] = git.added(self.root, since)
+            if since not in self._added:  # git judged the tracked ones (renames above)
+                self._added[since] = git.untracked(self.root)
             return self._added[since]
         folder = posixpath.dirname(old)
+        parent = posixpath.dirname(folder)
+        folders = [folder, parent] if folder else [folder]
+        folders += [f for f in self._subfolders(parent) if f != folder]
         out: list[str] = []
-        for base in {folder, posixpath.dirname(folder)}:
-            try:
-                entries = sorted(os.scandir(self.root / base), key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in entries[:MAX_NEIGHBOURS]:
+        for base in folders:
+            for entry in self._entries(base):
                 if entry.is_file(follow_symlinks=False):
                     out.append(posixpath.join(base, entry.name) if base else entry.name)
+                if len(out) >= MAX_NEIGHBOURS:
+                    return out
         return out
+
+    def _entries(self, base: str) -> list[os.DirEntry[str]]:
+        try:
+            return sorted(os.scandir(self.root / base), key=lambda e: e.name)
+        except OSError:
+            return []
+
+    def _subfolders(self, base: str) -> list[str]:
+        return [
+            posixpath.join(base, e.name) if base else e.name
+            for e in self._entries(base)
+            if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
+        ]

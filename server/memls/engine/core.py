@@ -14,6 +14,7 @@ from typing import Any
 from memls import protocol, timeutil
 from memls.config import Settings, model_cache_dir
 from memls.engine.cache import QueryCache
+from memls.engine.citations import Citations
 from memls.engine.progress import Work
 from memls.errors import InvalidInput, NotFound
 from memls.index.chroma import VectorIndex
@@ -74,6 +75,7 @@ class EngineCore:
             enabled=self.settings.query_cache if cache is None else cache,
         )
         self.storage.on_commit.append(self.cache.invalidate)
+        self.citing = Citations(self._write, self._read, lambda: self.clock(), self._changed)
 
     # ------------------------------------------------------------ who acts
 

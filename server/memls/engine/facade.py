@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Self
 
-from memls import timeutil
+from memls import protocol, timeutil
 from memls.config import data_dir, ensure_private_dir, load_settings
 from memls.engine.admin import Admin
 from memls.engine.core import Clock
@@ -76,6 +76,17 @@ class Engine(Admin, Review):
             engine.close(flush_timeout=0)  # releases the database and the lock
             raise
         return engine
+
+    # ------------------------------------------------------------ citations (engine/citations.py)
+
+    def check_citations(self, params: protocol.CheckParams) -> protocol.CheckResult:
+        return self.citing.check(params)
+
+    def citations(self, params: protocol.CitationsParams) -> protocol.CitationsResult:
+        return self.citing.citations(params)
+
+    def reconfirm(self, params: protocol.ReconfirmParams) -> protocol.ReconfirmResult:
+        return self.citing.reconfirm(params)
 
     def __enter__(self) -> Self:
         return self

@@ -58,11 +58,24 @@ class Review(Reads):
             transition=transition,
         )
 
+    def _cited_code_changed(self, project: str) -> list[protocol.Memory]:
+        """The review group "Cited code changed": active memories whose cited code changed
+        or is gone (re-confirm, edit, or forget with reason source_changed)."""
+        with self._read(project) as tx:
+            rows = tx.memories.fetch_many(tx.citations.stale_ids())
+            active = [row for row in rows.values() if row["status"] == "active"]
+            return tx.records(active)
+
     def review(self, params: protocol.ReviewParams) -> protocol.ReviewResult:
         project = project_key(params.project)
         if params.action == "list":
             listed = self.list(protocol.ListParams(project=project, trust=params.state, limit=1000))
-            return protocol.ReviewResult(project=project, action="list", memories=listed.memories)
+            return protocol.ReviewResult(
+                project=project,
+                action="list",
+                memories=listed.memories,
+                cited_code_changed=self._cited_code_changed(project),
+            )
         note = self._text(params.note, "note", required=False)
         now = self.clock()
         with self._write(project) as tx:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memls import protocol, textnorm, timeutil
+from memls.engine import cite
 from memls.engine.core import EngineCore
 from memls.errors import InvalidInput, Refused
 from memls.scope import project_key
@@ -28,6 +29,13 @@ class Writes(EngineCore):
         if valid_until is not None and valid_until < valid_from:
             raise InvalidInput("must not be before validFrom", field="validUntil")
         canonical = textnorm.canonical_hash(text)
+        cited = cite.prepare(
+            project,
+            params.citations,
+            text=text,
+            infer=params.infer_citations,
+            source_uri=params.source_uri,
+        )
         with self._write(project) as tx:
             if params.derived_from:
                 self._require(tx, params.derived_from, "derivedFrom")
@@ -61,6 +69,8 @@ class Writes(EngineCore):
                 derived_from=params.derived_from,
                 canonical=canonical,
             )
+            if cited:
+                tx.citations.add(memory_id, cited, now)
             memory = self._memory(tx, memory_id)
         self._kick()
         self._changed(project, "store", [memory_id])

@@ -22,6 +22,7 @@ ForgetReason = Literal[
     "dedup",
     "feedback_flagged",
     "source_removed",
+    "source_changed",
 ]
 FeedbackSignal = Literal["helpful", "unhelpful", "outdated"]
 ReviewAction = Literal["list", "approve", "reject", "restore"]

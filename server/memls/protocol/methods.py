@@ -20,6 +20,10 @@ from memls.protocol.requests import (
     AuditParams,
     AuditResult,
     ChangedNotification,
+    CheckParams,
+    CheckResult,
+    CitationsParams,
+    CitationsResult,
     DeadLettersResult,
     DoctorParams,
     DoctorResult,
@@ -41,6 +45,8 @@ from memls.protocol.requests import (
     ProgressNotification,
     QueryParams,
     QueryResult,
+    ReconfirmParams,
+    ReconfirmResult,
     ReindexParams,
     ReindexResult,
     ReviewParams,
@@ -86,6 +92,9 @@ METHODS: dict[str, Method] = {
     "memory/syncNote": Method("sync_note", SyncNoteParams, SyncNoteResult),
     "memory/health": Method("health", HealthParams, HealthResult),
     "memory/ingest": Method("ingest", IngestParams, IngestResult),
+    "memory/check": Method("check_citations", CheckParams, CheckResult),
+    "memory/citations": Method("citations", CitationsParams, CitationsResult),
+    "memory/reconfirm": Method("reconfirm", ReconfirmParams, ReconfirmResult),
 }
 """Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
 
