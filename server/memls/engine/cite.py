@@ -21,11 +21,11 @@ from memls.citations import (
     anchor_symbol,
     enclosing,
     find_symbol,
+    git,
     supported,
     symbols,
 )
 from memls.citations import files as cited_files
-from memls.citations import git
 from memls.errors import InvalidInput
 from memls.store.citations import NewCitation
 

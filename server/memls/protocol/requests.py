@@ -32,7 +32,6 @@ from memls.protocol.records import (
     TrustTransition,
 )
 
-
 MAX_CITATIONS = 100
 """Citations on one memory at most (a memory cites a few places, not a code base)."""
 

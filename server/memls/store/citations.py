@@ -143,7 +143,8 @@ class Citations(Repository):
             "UPDATE citations SET path = :path, cited_path = :path, start_line = :start_line, "
             "end_line = :end_line, fingerprint = :fingerprint, anchor = :anchor, "
             "commit_id = :commit_id, state = 'fresh', diff = NULL, cited_at = :at, "
-            "checked_at = :at WHERE project = :project AND memory_id = :memory_id AND ordinal = :ordinal",
+            "checked_at = :at "
+            "WHERE project = :project AND memory_id = :memory_id AND ordinal = :ordinal",
             memory_id=memory_id,
             ordinal=ordinal,
             path=path,
