@@ -73,9 +73,30 @@ def _locate_span(anchor: Anchor, view: FileView, where: str) -> Located:
             start, end = view.lines_at(found, len(anchor.lines))
             state: State = "fresh" if _same_place(anchor, where, start, end) else "moved"
             return Located(state=state, path=where, start_line=start, end_line=end)
-    end = min(anchor.end_line, max(1, view.line_count))
-    start = min(anchor.start_line, end)
+    start, end = _where_changed(anchor, view)
     return Located(state="changed", path=where, start_line=start, end_line=end)
+
+
+def _where_changed(anchor: Anchor, view: FileView) -> tuple[int, int]:
+    """Where the changed text most likely is now: between the lines that surrounded it (when
+    they are found once, in order), else the cited lines, clipped to the file."""
+    last = max(1, view.line_count)
+    before = view.occurrences(anchor.before) if anchor.before else []
+    after = view.occurrences(anchor.after) if anchor.after else []
+    if len(before) == 1 or len(after) == 1:
+        first = before[0] + len(anchor.before) if len(before) == 1 else None
+        stop = after[0] if len(after) == 1 else None
+        if first is not None and stop is not None and stop >= first:
+            if stop > first:
+                return view.line_of[first], view.line_of[stop - 1]
+        elif first is not None and first < len(view.norm):
+            height = anchor.end_line - anchor.start_line
+            return view.line_of[first], min(last, view.line_of[first] + height)
+        elif stop is not None and stop > 0:
+            height = anchor.end_line - anchor.start_line
+            return max(1, view.line_of[stop - 1] - height), view.line_of[stop - 1]
+    end = min(anchor.end_line, last)
+    return min(anchor.start_line, end), end
 
 
 def best_occurrence(anchor: Anchor, view: FileView) -> int | None:
