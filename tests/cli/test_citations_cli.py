@@ -10,7 +10,10 @@ import pytest
 
 from memls.cli import main
 
-SOURCE = "def load(path):\n    return open(path).read()\n\n\ndef save(path, text):\n    open(path, 'w').write(text)\n"
+SOURCE = (
+    "def load(path):\n    return open(path).read()\n\n\n"
+    "def save(path, text):\n    open(path, 'w').write(text)\n"
+)
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from memls.cli.common import (
     _emit,
     _params,
     _require_project,
-    folder_key,
     app,
+    folder_key,
 )
 from memls.daemon import open_engine
 from memls.errors import InvalidInput
