@@ -192,3 +192,63 @@ def test_the_memories_citing_a_document(engine, folder) -> None:
         (stored.id, 9, 11, "fresh")
     ]
     assert found.ranges[0].preview == "save writes"
+
+
+def test_at_equal_relevance_a_fresh_memory_ranks_before_a_stale_one(engine, folder) -> None:
+    project = str(folder)
+    ids = []
+    for word in ("gamma", "delta"):
+        ids.append(
+            cite(
+                engine,
+                folder,
+                f"alpha beta {word}",
+                [{"path": "src/io.py", "symbol": "save"}],
+                type="fact",
+                inferCitations=False,
+            ).id
+        )
+    plain = engine.query(p.QueryParams(query="alpha beta", project=project, mode="lexical"))
+    first, second = [h.id for h in plain.results]
+    assert plain.results[0].score == plain.results[1].score
+    # make the first one's citation stale, the other's citation is of another file now
+    with engine.storage.write(project, "test") as tx:
+        tx.citations.update(
+            first,
+            0,
+            path="src/io.py",
+            start_line=9,
+            end_line=11,
+            state="changed",
+            diff=None,
+            at="2025-01-01T00:00:00Z",
+        )
+    ranked = engine.query(p.QueryParams(query="alpha beta", project=project, mode="lexical"))
+    assert [h.id for h in ranked.results] == [second, first]
+    assert ranked.results[1].stale and not ranked.results[0].stale
+
+
+def test_paths_favour_memories_that_cite_them(engine, folder) -> None:
+    project = str(folder)
+    (folder / "src" / "other.py").write_text("x = 1\n")
+    cited = cite(
+        engine,
+        folder,
+        "alpha beta gamma",
+        [{"path": "src/other.py"}],
+        type="fact",
+        inferCitations=False,
+    ).id
+    cite(engine, folder, "alpha beta delta", [], type="fact", inferCitations=False)
+    found = engine.query(
+        p.QueryParams(
+            query="alpha beta",
+            project=project,
+            mode="lexical",
+            paths=["src/other.py"],
+            explain=True,
+        )
+    )
+    assert found.results[0].id == cited
+    assert found.results[0].explain is not None
+    assert found.results[0].explain.boosts["cites_path"] > 1
