@@ -1,23 +1,50 @@
-"""Looking after the store: health, doctor and reindex of the vector copy, maintenance, and
-export / import."""
+"""Looking after the store: health, doctor and reindex of the vector copy, the start-up
+check's count comparison, maintenance and its dead letters."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from memls import maintenance, protocol, transfer
-from memls.engine.conflicts import ConflictOps
-from memls.errors import InvalidInput, MemlsError, Refused
-from memls.index.chroma import metadata
+from memls import maintenance, protocol
+from memls.engine.shared import Announcer, Clock, Indexing, Units
+from memls.errors import Refused
+from memls.index.chroma import VectorIndex, metadata
+from memls.models import ModelRuntime
 from memls.models.late import MODEL_TAG
 from memls.scope import project_key
+from memls.store.unit import Store
 
 
-class Admin(ConflictOps):
+class Admin:
+    """health, doctor, reindex, index_counts_agree, maintain, dead_letters."""
+
+    def __init__(
+        self,
+        units: Units,
+        storage: Store,
+        clock: Clock,
+        index: VectorIndex | None,
+        models: ModelRuntime | None,
+        indexing: Indexing,
+        announcer: Announcer,
+        *,
+        directory: Path,
+        ttl_days: dict[str, float],
+        degraded: Callable[[], list[str]],
+    ) -> None:
+        self.units = units
+        self.storage = storage
+        self.clock = clock
+        self.index = index
+        self.models = models
+        self.indexing = indexing
+        self.announcer = announcer
+        self.directory = directory
+        self.ttl_days = ttl_days
+        self.degraded = degraded
+
     def health(self, params: protocol.HealthParams | None = None) -> protocol.HealthResult:
         from memls import __version__
 
@@ -27,10 +54,10 @@ class Admin(ConflictOps):
             version=__version__,
             data_dir=str(self.directory),
             schema_version=self.storage.version,
-            vectors=self.vectors_enabled,
+            vectors=self.index is not None,
             models=self._model_states(),
             degraded=degraded,
-            index_pending=self.indexer.pending(),
+            index_pending=self.indexing.indexer.pending(),
         )
 
     def _model_states(self) -> dict[str, Any]:
@@ -41,82 +68,20 @@ class Admin(ConflictOps):
     def reindex(self, params: protocol.ReindexParams) -> protocol.ReindexResult:
         """Rebuild the project's Chroma collection and token vectors from SQLite."""
         project = project_key(params.project)
-        if self.index is None or self.worker is None:
+        if self.index is None or self.indexing.worker is None:
             raise Refused("vectors are switched off (settings: [index] vectors = false)")
-        work = self._work(project, "reindex")
+        work = self.announcer.work(project, "reindex")
         work.start("waiting", 0, "waiting for the index to be idle")
-        self.worker.flush(timeout=600)
+        self.indexing.flush(timeout=600)
         self.index.drop(project)
         self.storage.tokens.clear(project)
-        with self._write(project) as tx:
+        with self.units.write(project) as tx:
             tx.outbox.clear()
             queued = tx.outbox.enqueue_all(self.clock())
-        self._kick()
-        indexed = self._await_index(work, project, queued, timeout=3600)
+        self.indexing.kick()
+        indexed = self.indexing.wait(work, project, queued, timeout=3600)
         work.end(f"re-indexed {queued} memories" + ("" if indexed else " (not finished)"))
         return protocol.ReindexResult(project=project, queued=queued, indexed=indexed)
-
-    def _await_index(self, work: Any, project: str, total: int, timeout: float) -> bool:
-        """Wait until the indexer has drained the outbox (True) or fails or `timeout` ends
-        (False), telling `work` how many of the project's `total` rows are in the index."""
-        if self.worker is None:
-            return True
-        work.start("indexing", total)
-        deadline = time.monotonic() + timeout
-        while True:
-            drained = self.worker.flush(timeout=max(0.0, min(0.25, deadline - time.monotonic())))
-            work.advance(total - self.indexer.pending(project))
-            if drained:
-                return True
-            if (self.indexer.last_error and self.indexer.pending()) or (
-                time.monotonic() >= deadline
-            ):
-                return False
-
-    def ingest(self, params: protocol.IngestParams) -> protocol.IngestResult:
-        """Store many memories, all or none (one transaction), then wait until the vector
-        index holds them; progress as memory/progress ("writing", then "indexing")."""
-        project = project_key(params.project)
-        items = []
-        for number, item in enumerate(params.items, start=1):
-            if item.project is not None and project_key(item.project) != project:
-                raise InvalidInput(
-                    f"item {number} names project {item.project!r}, not {project!r}",
-                    field="items",
-                )
-            items.append(msgspec.structs.replace(item, project=project))
-        work = self._work(project, "ingest")
-        work.start("writing", len(items))
-        ids: list[str] = []
-        duplicates = 0
-        try:
-            with self._write(project):  # the stores below nest in it: all or nothing
-                for number, item in enumerate(items, start=1):
-                    try:
-                        stored = self.store(item)
-                    except MemlsError as exc:
-                        exc.message = f"item {number}: {exc.message}"
-                        raise
-                    ids.append(stored.id)
-                    duplicates += stored.duplicate
-                    work.advance(number)
-        except BaseException:
-            work.end("nothing stored")
-            raise
-        self._kick()
-        indexed = (
-            self._await_index(work, project, len(items) - duplicates, timeout=3600)
-            if self.index is not None
-            else True
-        )
-        work.end(f"stored {len(items) - duplicates} memories ({duplicates} duplicates)")
-        return protocol.IngestResult(
-            project=project,
-            stored=len(items) - duplicates,
-            duplicates=duplicates,
-            ids=ids,
-            indexed=indexed,
-        )
 
     def index_counts_agree(self, project: str) -> bool:
         """The start-up check's first look: do the vector index and the token vectors hold as
@@ -125,7 +90,7 @@ class Admin(ConflictOps):
         runs when they do not agree). A deleted, emptied or unreadable index never agrees."""
         if self.index is None:
             return True
-        with self._read(project) as tx:
+        with self.units.read(project) as tx:
             memories = sum(tx.memories.counts("status").values())
             if tx.outbox.pending_ids():
                 return False
@@ -143,7 +108,7 @@ class Admin(ConflictOps):
         """Compare SQLite and Chroma for the project, and report the models' state."""
         project = project_key(params.project)
         problems = list(self.degraded())
-        with self._read(project) as tx:
+        with self.units.read(project) as tx:
             rows = tx.memories.all()
             pending_ids = tx.outbox.pending_ids()
         missing: list[str] = []
@@ -213,11 +178,11 @@ class Admin(ConflictOps):
             self.storage,
             project,
             now=self.clock(),
-            front=self.front,
-            ttl_days=self.settings.ttl_days,
+            front=self.units.front,
+            ttl_days=self.ttl_days,
         )
-        self._kick()
-        self._changed(project, "maintain", result.expired)
+        self.indexing.kick()
+        self.announcer.changed(project, "maintain", result.expired)
         return result
 
     def dead_letters(self, params: protocol.MaintainParams) -> protocol.DeadLettersResult:
@@ -225,27 +190,3 @@ class Admin(ConflictOps):
         return protocol.DeadLettersResult(
             project=project, failed=maintenance.open_letters(self.storage, project)
         )
-
-    def export(self, project: str | None) -> Iterator[dict[str, Any]]:
-        return transfer.export(self.storage, project_key(project))
-
-    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
-        """All or nothing (one transaction), then the wait until the vector index holds the
-        imported memories; progress as memory/progress ("writing", then "indexing")."""
-        key = project_key(project)
-        lines = list(lines)
-        work = self._work(key, "import")
-        work.start("writing", len(lines))
-        try:
-            counts = transfer.import_lines(
-                self.storage, key, lines, now=self.clock(), front=self.front
-            )
-        except BaseException:
-            work.end("nothing imported")
-            raise
-        work.advance(len(lines))
-        self._kick()
-        if self.index is not None:
-            self._await_index(work, key, counts.get("memories", 0), timeout=3600)
-        work.end("imported " + ", ".join(f"{n} {t}" for t, n in counts.items() if n))
-        return counts

@@ -129,6 +129,14 @@ class Citations:
         self._changed(project, "citations", ids)
         return ids
 
+    def cited_code_changed(self, project: str) -> list[protocol.Memory]:
+        """The review group "Cited code changed": active memories whose cited code changed
+        or is gone (re-confirm, edit, or forget with reason source_changed)."""
+        with self._read(project) as tx:
+            rows = tx.memories.fetch_many(tx.citations.stale_ids())
+            active = [row for row in rows.values() if row["status"] == "active"]
+            return tx.records(active)
+
     def cited_paths(self, project: str) -> list[str]:
         with self._read(project) as tx:
             return tx.citations.paths()
