@@ -29,7 +29,7 @@ def split_lines(text: str) -> list[str]:
 
 def normalise(line: str) -> str:
     """The comparison key of a line: its text without white space."""
-    return _SPACE.sub("", line)
+    return "".join(line.split())
 
 
 def display(line: str) -> str:
@@ -74,16 +74,17 @@ class FileView:
 
     def __init__(self, text: str) -> None:
         self.lines = split_lines(text)
-        self.norm: list[str] = []
-        self.line_of: list[int] = []
-        self.index_at: list[int] = [0] * (len(self.lines) + 2)
-        for number, line in enumerate(self.lines, start=1):
-            self.index_at[number] = len(self.norm)
-            value = normalise(line)
-            if value:
-                self.norm.append(value)
-                self.line_of.append(number)
-        self.index_at[len(self.lines) + 1] = len(self.norm)
+        keys = ["".join(line.split()) for line in self.lines]
+        self.line_of: list[int] = [n for n, key in enumerate(keys, start=1) if key]
+        self.norm: list[str] = [key for key in keys if key]
+        index_at = [0] * (len(self.lines) + 2)
+        position = 0
+        for number, key in enumerate(keys, start=1):
+            index_at[number] = position
+            if key:
+                position += 1
+        index_at[len(self.lines) + 1] = position
+        self.index_at = index_at
         self._starts: dict[str, list[int]] | None = None
 
     @property
