@@ -38,7 +38,11 @@ class Citations:
         read: Opener,
         clock: Callable[[], str],
         changed: Changed,
+        *,
+        projects: Callable[[], list[str]] = list,
     ) -> None:
+        """`projects` names every project with citations (the owner's watcher asks)."""
+        self.projects = projects
         self._write = write
         self._read = read
         self._clock = clock

@@ -24,6 +24,7 @@ from memls.index.chroma import VectorIndex
 from memls.index.outbox import Indexer
 from memls.models import ModelRuntime
 from memls.retrieval.pipeline import RetrievalConfig
+from memls.store.citations import cited_projects
 from memls.store.unit import Store
 
 
@@ -71,7 +72,13 @@ def compose(
     status = functools.partial(degraded, models, indexer)
 
     writes = Writes(units, clock, indexing, announcer)
-    citations = Citations(units.write, units.read, clock, announcer.changed)
+    citations = Citations(
+        units.write,
+        units.read,
+        clock,
+        announcer.changed,
+        projects=functools.partial(cited_projects, storage.db),
+    )
     reads = Reads(
         units,
         storage,

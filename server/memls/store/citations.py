@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memls.store.base import Repository
+from memls.store.db import Database
 from memls.store.memories import among
 
 _NAMES = (
@@ -155,3 +156,8 @@ class Citations(Repository):
             commit_id=commit_id,
             at=at,
         )
+
+
+def cited_projects(db: Database) -> list[str]:
+    """Every project with at least one citation (the owner's watcher watches their files)."""
+    return [row[0] for row in db.read("SELECT DISTINCT project FROM citations ORDER BY project")]
