@@ -8,8 +8,10 @@ UTF-8), are not read line by line: they keep a file-level fingerprint only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -67,14 +69,36 @@ def relative(root: Path, raw: str, *, field: str) -> str:
 
 def inside(root: Path, rel: str) -> Path | None:
     """The file that `rel` names under `root`, or None when it is gone or leads out."""
-    base = root.resolve()
+    base = _real(str(root))
+    path = os.path.join(base, rel)
     try:
-        real = (base / rel).resolve()
+        if not _plain_below(base, rel):  # a symlink on the way: where does it lead?
+            path = os.path.realpath(path)
+            if not Path(path).is_relative_to(base):
+                return None
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
     except OSError:
         return None
-    if not real.is_relative_to(base) or not real.is_file():
-        return None
-    return real
+    return Path(path)
+
+
+@functools.lru_cache(maxsize=64)
+def _real(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def _plain_below(base: str, rel: str) -> bool:
+    """No component of `rel` under `base` is a symlink (one lstat per component)."""
+    parts = rel.split("/")
+    if ".." in parts:
+        return False
+    path = base
+    for part in parts:
+        path = os.path.join(path, part)
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return False
+    return True
 
 
 def read(root: Path, rel: str) -> FileText | None:

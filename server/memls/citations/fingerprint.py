@@ -21,7 +21,7 @@ _SPACE = re.compile(r"\s+")
 def split_lines(text: str) -> list[str]:
     """Lines as an editor counts them (`\\r\\n`, `\\r` or `\\n`); a final newline ends the last
     line rather than starting an empty one."""
-    lines = _EOL.split(text)
+    lines = text.split("\n") if "\r" not in text else _EOL.split(text)
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines
@@ -64,19 +64,27 @@ def fingerprint_bytes(data: bytes) -> str:
 
 
 class FileView:
-    """One file's text, split and normalised once, to locate many citations in it.
+    """One file's text, split once, to locate many citations in it.
 
     `norm[i]` is the i-th non-blank normalised line and `line_of[i]` its 1-based line number;
     `index_at[n]` is the position in `norm` of the first non-blank line at or after line n.
+    These are built on first use: a citation whose lines are still where they were is
+    checked from its own lines alone (`span`), which is what most checks find.
     """
 
-    __slots__ = ("lines", "norm", "line_of", "index_at", "_starts")
+    __slots__ = ("lines", "_norm", "_line_of", "_index_at", "_starts")
 
     def __init__(self, text: str) -> None:
         self.lines = split_lines(text)
+        self._norm: list[str] | None = None
+        self._line_of: list[int] = []
+        self._index_at: list[int] = []
+        self._starts: dict[str, list[int]] | None = None
+
+    def _build(self) -> list[str]:
         keys = ["".join(line.split()) for line in self.lines]
-        self.line_of: list[int] = [n for n, key in enumerate(keys, start=1) if key]
-        self.norm: list[str] = [key for key in keys if key]
+        self._line_of = [n for n, key in enumerate(keys, start=1) if key]
+        norm = [key for key in keys if key]
         index_at = [0] * (len(self.lines) + 2)
         position = 0
         for number, key in enumerate(keys, start=1):
@@ -84,8 +92,25 @@ class FileView:
             if key:
                 position += 1
         index_at[len(self.lines) + 1] = position
-        self.index_at = index_at
-        self._starts: dict[str, list[int]] | None = None
+        self._index_at = index_at
+        self._norm = norm
+        return norm
+
+    @property
+    def norm(self) -> list[str]:
+        return self._norm if self._norm is not None else self._build()
+
+    @property
+    def line_of(self) -> list[int]:
+        if self._norm is None:
+            self._build()
+        return self._line_of
+
+    @property
+    def index_at(self) -> list[int]:
+        if self._norm is None:
+            self._build()
+        return self._index_at
 
     @property
     def line_count(self) -> int:
@@ -95,7 +120,10 @@ class FileView:
         """The normalised non-blank lines of lines start..end (1-based, inclusive)."""
         if start < 1 or end < start or end > len(self.lines):
             return []
-        return self.norm[self.index_at[start] : self.index_at[end + 1]]
+        if self._norm is None:
+            keys = ("".join(line.split()) for line in self.lines[start - 1 : end])
+            return [key for key in keys if key]
+        return self._norm[self._index_at[start] : self._index_at[end + 1]]
 
     def text(self, start: int, end: int) -> str:
         return "\n".join(self.lines[start - 1 : end])

@@ -65,6 +65,11 @@ class Workspace:
         self._texts.pop(rel, None)
         self._symbols.pop(rel, None)
 
+    def release(self) -> None:
+        """Drop the texts read so far (a check goes file by file: memory stays flat)."""
+        self._texts.clear()
+        self._symbols.clear()
+
     def symbols(self, rel: str) -> list[Symbol]:
         if rel not in self._symbols:
             found = self.text(rel)

@@ -65,7 +65,10 @@ class Citations:
             space = Workspace(root)
             results = []
             updates = []
-            for row in rows:
+            rows = sorted(rows, key=lambda r: r["path"])
+            for i, row in enumerate(rows):
+                if i and row["path"] != rows[i - 1]["path"]:
+                    space.release()  # file by file: one file's text held at a time
                 anchor = decode(row["anchor"])
                 try:
                     located, diff = space.check(anchor, since=row["commit_id"])
