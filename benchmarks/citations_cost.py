@@ -149,7 +149,10 @@ def main() -> None:
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
-        subprocess.run(["git", "clone", "-q", str(args.bundle), str(repo)], check=True)
+        subprocess.run(
+            ["git", "-c", "advice.detachedHead=false", "clone", "-q", str(args.bundle), str(repo)],
+            check=True,
+        )
         print(recheck_one_file(repo, rng, args.rounds))
         for line in catch_up(repo, Path(tmp), rng):
             print(line)

@@ -10,7 +10,8 @@ import { openSource } from "./folders";
 import { registerTools } from "./lmTools";
 import { StatusBar } from "./status";
 import { ConflictsTree, resolveConflict, type ConflictNode } from "./views/conflicts";
-import { ReviewTree, reviewAction, type ReviewNode } from "./views/review";
+import { CitationLenses, openMemory, showCitingMemories } from "./views/citations";
+import { ReviewTree, citedCodeAction, reviewAction, type ReviewNode } from "./views/review";
 import type { Request } from "./wire";
 
 export interface MemlsApi {
@@ -18,6 +19,7 @@ export interface MemlsApi {
   request: Request;
   review: ReviewTree;
   conflicts: ConflictsTree;
+  lenses: CitationLenses;
   status: StatusBar;
   /** Resolves once the first start has been tried (true: the server runs). */
   started: Promise<boolean>;
@@ -44,10 +46,12 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
   };
   const review = new ReviewTree(request, folders);
   const conflicts = new ConflictsTree(request, folders);
+  const lenses = new CitationLenses(request);
   const status = new StatusBar(request, () => client.state, activeFolder);
 
   const refreshViews = () => {
     review.refresh();
+    lenses.refresh();
     conflicts.refresh();
     status.schedule();
   };
@@ -80,6 +84,16 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
       return r;
     }));
   }
+  const cited = { reconfirm: "reconfirm", edit: "edit", forgetChanged: "forget" } as const;
+  for (const [name, how] of Object.entries(cited)) {
+    command(`memls.review.${name}`, report(async (node?: ReviewNode) => {
+      const r = await citedCodeAction(request, how, node);
+      refreshViews();
+      return r;
+    }));
+  }
+  command("memls.showCitingMemories", report((ranges) => showCitingMemories(request, ranges)));
+  command("memls.openMemory", report((id: string) => openMemory(request, id)));
   const resolutions = { supersedeOlder: "older", supersedeNewer: "newer", dismiss: "dismiss" } as const;
   for (const [name, how] of Object.entries(resolutions)) {
     command(`memls.conflict.${name}`, report(async (node?: ConflictNode) => {
@@ -94,6 +108,8 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
     status,
     vscode.window.createTreeView("memls.review", { treeDataProvider: review, showCollapseAll: true }),
     vscode.window.createTreeView("memls.conflicts", { treeDataProvider: conflicts }),
+    vscode.languages.registerCodeLensProvider({ scheme: "file" }, lenses),
+    vscode.languages.registerHoverProvider({ scheme: "file" }, lenses),
     client.on("memory/changed", refreshSoon),
     client.on("memory/conflicts", (n) => {
       refreshSoon();
@@ -112,7 +128,7 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
     refreshViews();
     return ok;
   });
-  return { client, request, review, conflicts, status, started };
+  return { client, request, review, conflicts, lenses, status, started };
 }
 
 export function deactivate(): Thenable<void> | undefined {

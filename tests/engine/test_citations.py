@@ -252,3 +252,13 @@ def test_paths_favour_memories_that_cite_them(engine, folder) -> None:
     assert found.results[0].id == cited
     assert found.results[0].explain is not None
     assert found.results[0].explain.boosts["cites_path"] > 1
+
+
+def test_a_span_inside_a_definition_cites_the_definition_too(engine, folder) -> None:
+    stored = cite(
+        engine, folder, "the file is opened for writing", [{"path": "src/io.py", "startLine": 10}]
+    )
+    got = [
+        (c.kind, c.symbol, c.start_line, c.end_line, c.inferred) for c in stored.memory.citations
+    ]
+    assert got == [("span", None, 10, 10, False), ("symbol", "save", 9, 11, True)]

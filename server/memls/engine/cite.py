@@ -82,14 +82,33 @@ def prepare(
         _explicit(root, spec, f"{field}[{i}]", commit, inferred=False)
         for i, spec in enumerate(specs)
     ]
-    if infer and text:
+    if infer:
         seen = {(c.path, c.start_line, c.end_line, c.symbol) for c in out}
-        for found in infer_citations(root, text, source_uri, commit):
+        implied = [around for c in out if (around := _enclosing(root, c, commit)) is not None]
+        implied += infer_citations(root, text, source_uri, commit) if text else []
+        for found in implied:
             key = (found.path, found.start_line, found.end_line, found.symbol)
             if key not in seen and len(out) < len(specs) + MAX_INFERRED:
                 seen.add(key)
                 out.append(found)
     return out
+
+
+def _enclosing(root: Path, cited: NewCitation, commit: str | None) -> NewCitation | None:
+    """The definition around a cited span (a selection inside a function cites the function
+    too), inferred; None when the span is not inside one or is the whole of it."""
+    if cited.kind != "span" or not supported(cited.path):
+        return None
+    found = cited_files.read(root, cited.path)
+    if found is None or found.view is None:
+        return None
+    inner = enclosing(
+        symbols(cited.path, "\n".join(found.view.lines)), cited.start_line, cited.end_line
+    )
+    if inner is None or (inner.start_line, inner.end_line) == (cited.start_line, cited.end_line):
+        return None
+    anchor = anchor_symbol(cited.path, found.view, inner.name, inner.start_line, inner.end_line)
+    return _new(anchor, commit, inferred=True)
 
 
 def _read_view(root: Path, rel: str, field: str) -> tuple[FileView | None, str | None]:
