@@ -165,7 +165,8 @@ TOOLS: list[Tool] = [
         described={
             "id": ID,
             "reason": "Why: user_deleted, superseded, ttl_expired, decay, "
-            "dedup, feedback_flagged or source_removed.",
+            "dedup, feedback_flagged, source_removed or source_changed (the code it cites "
+            "changed).",
         },
     ),
     Tool(
