@@ -197,18 +197,21 @@ def test_the_memories_citing_a_document(engine, folder) -> None:
 def test_at_equal_relevance_a_fresh_memory_ranks_before_a_stale_one(engine, folder) -> None:
     project = str(folder)
     ids = []
-    for word in ("gamma", "delta"):
+    # two unrelated statements that match the query equally (no contradiction between them)
+    for text in ("alpha beta parser caches tokens", "alpha beta deploys on fridays"):
         ids.append(
             cite(
                 engine,
                 folder,
-                f"alpha beta {word}",
+                text,
                 [{"path": "src/io.py", "symbol": "save"}],
                 type="fact",
                 inferCitations=False,
             ).id
         )
+    assert engine.flush()  # the write-time contradiction check has run: none between them
     plain = engine.query(p.QueryParams(query="alpha beta", project=project, mode="lexical"))
+    assert not any(h.contradicts or h.contradicted_by for h in plain.results)
     first, second = [h.id for h in plain.results]
     assert plain.results[0].score == plain.results[1].score
     # make the first one's citation stale, the other's citation is of another file now
@@ -234,12 +237,13 @@ def test_paths_favour_memories_that_cite_them(engine, folder) -> None:
     cited = cite(
         engine,
         folder,
-        "alpha beta gamma",
+        "alpha beta parser caches tokens",
         [{"path": "src/other.py"}],
-        type="fact",
+        type="note",
         inferCitations=False,
     ).id
-    cite(engine, folder, "alpha beta delta", [], type="fact", inferCitations=False)
+    cite(engine, folder, "alpha beta deploys on fridays", [], type="note", inferCitations=False)
+    assert engine.flush()
     found = engine.query(
         p.QueryParams(
             query="alpha beta",
@@ -249,7 +253,9 @@ def test_paths_favour_memories_that_cite_them(engine, folder) -> None:
             explain=True,
         )
     )
-    assert found.results[0].id == cited
+    assert found.results[0].id == cited, [
+        (h.id == cited, h.score, h.explain) for h in found.results
+    ]
     assert found.results[0].explain is not None
     assert found.results[0].explain.boosts["cites_path"] > 1
 

@@ -28,6 +28,8 @@ from memls.store.unit import Tx
 log = logging.getLogger("memls.engine.citations")
 
 Opener = Callable[[str], AbstractContextManager[Tx]]
+CHUNK = 200
+"""Cited paths read from the store at a time during a check."""
 Changed = Callable[[str, str, list[str]], None]
 
 
@@ -53,33 +55,64 @@ class Citations:
 
     def check(self, params: protocol.CheckParams) -> protocol.CheckResult:
         project = project_key(params.project)
-        return self.recheck(project)
+        return self.recheck(project, report=True)
 
-    def recheck(self, project: str, paths: Iterable[str] | None = None) -> protocol.CheckResult:
+    def recheck(
+        self, project: str, paths: Iterable[str] | None = None, *, report: bool = False
+    ) -> protocol.CheckResult:
         """Check the project's citations (those at `paths` only, when given) and record what
-        changed. A project folder that is gone is refused; nothing is recorded then."""
+        changed; `report`: list every citation's state in the result (`memls check`), else
+        only the memories that changed (the watcher). Files are read CHUNK paths at a time, one
+        file's text held at a time. A project folder that is gone is refused; nothing is
+        recorded then."""
         root = project_root(project, field="project")
         with self._lock:
-            with self._read(project) as tx:
-                rows = tx.citations.all() if paths is None else tx.citations.at_paths(paths)
+            if paths is None:
+                with self._read(project) as tx:
+                    wanted = sorted(tx.citations.paths())
+            else:
+                wanted = sorted(set(paths))
             space = Workspace(root)
-            results = []
-            updates = []
-            rows = sorted(rows, key=lambda r: r["path"])
-            for i, row in enumerate(rows):
-                if i and row["path"] != rows[i - 1]["path"]:
-                    space.release()  # file by file: one file's text held at a time
-                anchor = decode(row["anchor"])
-                try:
-                    located, diff = space.check(anchor, since=row["commit_id"])
-                except OSError as error:  # unreadable: keep the last state, say why
-                    log.warning("citation %s of %s unreadable: %s", row["path"], project, error)
+            results: list[protocol.CitationStatus] = []
+            updates: list[tuple[Any, tuple]] = []
+            for first in range(0, len(wanted), CHUNK):
+                chunk = wanted[first : first + CHUNK]
+                with self._read(project) as tx:
+                    rows = tx.citations.at_paths(chunk)
+                if paths is None:  # each row once: in the chunk of the path it stands at
+                    rows = [r for r in rows if r["path"] in chunk]
+                self._check_rows(space, project, rows, results if report else None, updates)
+                space.release()
+            if not root.is_dir():  # gone while checking: record nothing
+                raise Refused(f"the project folder {project!r} is gone", field="project")
+            changed = self._record(project, updates) if updates else []
+        return protocol.CheckResult(project=project, citations=results, changed=changed)
+
+    def _check_rows(
+        self,
+        space: Workspace,
+        project: str,
+        rows: list[Any],
+        results: list[protocol.CitationStatus] | None,
+        updates: list[tuple[Any, tuple]],
+    ) -> None:
+        rows = sorted(rows, key=lambda r: r["path"])
+        for i, row in enumerate(rows):
+            if i and row["path"] != rows[i - 1]["path"]:
+                space.release()  # file by file: one file's text held at a time
+            anchor = decode(row["anchor"])
+            try:
+                located, diff = space.check(anchor, since=row["commit_id"])
+            except OSError as error:  # unreadable: keep the last state, say why
+                log.warning("citation %s of %s unreadable: %s", row["path"], project, error)
+                if results is not None:
                     results.append(_status(row, row["state"], row["diff"]))
-                    continue
-                new = (located.path, located.start_line, located.end_line, located.state, diff)
-                old = (row["path"], row["start_line"], row["end_line"], row["state"], row["diff"])
-                if new != old:
-                    updates.append((row, new))
+                continue
+            new = (located.path, located.start_line, located.end_line, located.state, diff)
+            old = (row["path"], row["start_line"], row["end_line"], row["state"], row["diff"])
+            if new != old:
+                updates.append((row, new))
+            if results is not None:
                 results.append(
                     protocol.CitationStatus(
                         memory=row["memory_id"],
@@ -91,10 +124,6 @@ class Citations:
                         diff=diff,
                     )
                 )
-            if not root.is_dir():  # gone while checking: record nothing
-                raise Refused(f"the project folder {project!r} is gone", field="project")
-            changed = self._record(project, updates) if updates else []
-        return protocol.CheckResult(project=project, citations=results, changed=changed)
 
     def _record(self, project: str, updates: list[tuple[Any, tuple]]) -> list[str]:
         now = self._clock()
@@ -183,11 +212,14 @@ class Citations:
         project = project_key(params.project)
         root = project_root(project, field="project")
         memory_id = params.id.strip()
-        self.recheck(project)
         with self._read(project) as tx:
             if tx.memories.fetch(memory_id) is None:
                 raise NotFound(f"no memory {memory_id} in project {project!r}", field="id")
             rows = tx.citations.of([memory_id]).get(memory_id, [])
+        if rows:  # where each stands now, then take the code there
+            self.recheck(project, [row["path"] for row in rows])
+            with self._read(project) as tx:
+                rows = tx.citations.of([memory_id]).get(memory_id, [])
         if not rows:
             raise Refused(f"memory {memory_id} cites no code", field="id")
         commit = git.head(root)
