@@ -101,3 +101,18 @@ def test_ingest_takes_citations(run, folder: Path, tmp_path: Path) -> None:
     assert code == 0, err
     listed = json.loads(run("list", "--project", str(folder), "--json")[1])["memories"]
     assert listed[0]["citations"][0]["startLine"] == 1
+
+
+def test_review_list_shows_the_cited_code_changed_group_and_reconfirm(run, folder: Path) -> None:
+    code, out, err = run(
+        "store", "--project", str(folder), "--cite", "src/a.py:5-6", "save truncates", "--json"
+    )
+    memory = json.loads(out)["id"]
+    (folder / "src" / "a.py").write_text(SOURCE.replace("'w'", "'a'"))
+    assert run("check", "--project", str(folder))[0] == 0
+    code, out, err = run("review", "list", "--project", str(folder))
+    assert code == 0 and "Cited code changed" in out and memory in out and "STALE" in out
+    code, out, err = run("reconfirm", memory, "--project", str(folder))
+    assert code == 0, err
+    listed = json.loads(run("review", "list", "--project", str(folder), "--json")[1])
+    assert listed["citedCodeChanged"] == []

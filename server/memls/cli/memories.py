@@ -93,6 +93,18 @@ def store(
 
 
 @app.command()
+def reconfirm(
+    id: str = typer.Argument(..., help="Memory id."),
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """The memory's citations take the cited code as it is now (after you checked that the
+    memory still holds)."""
+    r = _call("reconfirm", protocol.ReconfirmParams, {"id": id, "project": folder_key(project)})
+    _emit(r, as_json, f"re-confirmed {r.memory.id}: its citations are fresh again")
+
+
+@app.command()
 def check(
     project: Optional[str] = ProjectOpt,
     as_json: bool = JsonOpt,
@@ -334,6 +346,10 @@ def _review(
     )
     if action == "list":
         human = "\n".join(_line(m) for m in r.memories) or f"(no {state or 'flagged'} memories)"
+        if r.cited_code_changed:
+            human += "\n\nCited code changed (re-confirm with `memls reconfirm ID`, or forget "
+            human += "with --reason source_changed):\n"
+            human += "\n".join(_line(m) for m in r.cited_code_changed)
     else:
         t = r.transition
         human = f"{t.memory_id}: {t.from_trust} -> {t.to_trust}"

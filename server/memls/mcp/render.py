@@ -164,6 +164,12 @@ def review(r: protocol.ReviewResult) -> str:
     if r.action == "list":
         lines = [DATA_NOTICE, f"project: {r.project}; {len(r.memories)} memorie(s) in review"]
         lines += [memory(m, r.project, indent="- ") for m in r.memories]
+        if r.cited_code_changed:
+            lines.append(
+                f"{len(r.cited_code_changed)} memorie(s) whose cited code changed (a person "
+                "re-confirms, edits or forgets them with reason source_changed):"
+            )
+            lines += [memory(m, r.project, indent="- ") for m in r.cited_code_changed]
         return "\n".join(lines)
     t = r.transition
     moved = f"{t.from_trust} -> {t.to_trust}" if t is not None else "unchanged"
