@@ -3,6 +3,7 @@ against the folder, re-confirmed, and refused when what they cite is not there."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -268,3 +269,21 @@ def test_a_span_inside_a_definition_cites_the_definition_too(engine, folder) -> 
         (c.kind, c.symbol, c.start_line, c.end_line, c.inferred) for c in stored.memory.citations
     ]
     assert got == [("span", None, 10, 10, False), ("symbol", "save", 9, 11, True)]
+
+
+def test_citations_travel_in_export_and_import(engine, folder, tmp_path) -> None:
+    from memls.engine import Engine
+
+    stored = cite(engine, folder, "save writes", [{"path": "src/io.py", "symbol": "save"}])
+    exported = list(engine.export(str(folder)))
+    assert "citations" in {line.get("table") for line in exported[1:]}
+    with Engine.open(tmp_path / "other", vectors=False) as fresh:
+        counts = fresh.import_(str(folder), [json.dumps(x) for x in exported])
+        assert counts["citations"] == 1
+        memory = fresh.get(p.GetParams(id=stored.id, project=str(folder)))
+        assert [(c.symbol, c.start_line, c.state) for c in memory.citations] == [
+            ("save", 9, "fresh")
+        ]
+        (folder / "src" / "io.py").write_text(SOURCE.replace('"w"', '"a"'))
+        checked = fresh.check_citations(p.CheckParams(project=str(folder)))
+        assert [c.state for c in checked.citations] == ["changed"]
