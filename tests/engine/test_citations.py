@@ -287,3 +287,28 @@ def test_citations_travel_in_export_and_import(engine, folder, tmp_path) -> None
         (folder / "src" / "io.py").write_text(SOURCE.replace('"w"', '"a"'))
         checked = fresh.check_citations(p.CheckParams(project=str(folder)))
         assert [c.state for c in checked.citations] == ["changed"]
+
+
+def test_a_rename_in_git_is_followed_by_git(engine, folder) -> None:
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "one")
+    stored = cite(engine, folder, "load reads it all", [{"path": "src/io.py", "startLine": 4}])
+    git("mv", "src/io.py", "src/files.py")
+    git("commit", "-qm", "rename")
+    checked = engine.check_citations(p.CheckParams(project=str(folder)))
+    assert [(c.memory, c.path, c.start_line, c.state) for c in checked.citations][0] == (
+        stored.id,
+        "src/files.py",
+        4,
+        "moved",
+    )

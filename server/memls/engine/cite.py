@@ -4,6 +4,7 @@ the text names them) inferred citations. Reads the disk; writes nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -77,7 +78,7 @@ def prepare(
         if not root.is_absolute() or not root.is_dir():
             return []
     root = project_root(project, field=field)
-    commit = git.head(root)
+    commit = None  # filled in below, once there is something to cite (git runs once)
     out = [
         _explicit(root, spec, f"{field}[{i}]", commit, inferred=False)
         for i, spec in enumerate(specs)
@@ -91,6 +92,9 @@ def prepare(
             if key not in seen and len(out) < len(specs) + MAX_INFERRED:
                 seen.add(key)
                 out.append(found)
+    if out:
+        head = git.head(root)
+        out = [dataclasses.replace(c, commit_id=head) for c in out]
     return out
 
 
