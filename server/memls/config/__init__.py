@@ -12,6 +12,8 @@ from memls.config.docs import Described, described
 from memls.config.env import ENV_DATA_DIR, ENV_PREFIX, Environment, env_name, environment
 from memls.config.file import (
     ENGINE_RETRIEVAL_KEYS,
+    INSTRUCTION_GLOBS,
+    RECORD_GLOBS,
     ConfigFile,
     Conflicts,
     Days,
@@ -19,6 +21,7 @@ from memls.config.file import (
     Index,
     Limits,
     Models,
+    Notes,
     Retrieval,
     TtlDays,
     sections,
@@ -31,6 +34,8 @@ __all__ = [
     "ENGINE_RETRIEVAL_KEYS",
     "ENV_DATA_DIR",
     "ENV_PREFIX",
+    "INSTRUCTION_GLOBS",
+    "RECORD_GLOBS",
     "ConfigFile",
     "Conflicts",
     "Days",
@@ -40,6 +45,7 @@ __all__ = [
     "Index",
     "Limits",
     "Models",
+    "Notes",
     "Retrieval",
     "Settings",
     "TtlDays",

@@ -11,10 +11,12 @@ from pathlib import Path
 
 from memls.config import Settings
 from memls.engine.admin import Admin
+from memls.engine.briefing import Briefing
 from memls.engine.cache import QueryCache
 from memls.engine.citations import Citations
 from memls.engine.conflicts import Conflicts
 from memls.engine.notes import Notes
+from memls.engine.promote import Promote
 from memls.engine.reads import Reads
 from memls.engine.review import Review
 from memls.engine.shared import Announcer, Clock, Indexing, Units, degraded
@@ -23,6 +25,7 @@ from memls.engine.writes import Writes
 from memls.index.chroma import VectorIndex
 from memls.index.outbox import Indexer
 from memls.models import ModelRuntime
+from memls.models.tokens import TokenCounter
 from memls.retrieval.pipeline import RetrievalConfig
 from memls.store.citations import cited_projects
 from memls.store.unit import Store
@@ -43,6 +46,8 @@ class UseCases:
     conflicts: Conflicts
     admin: Admin
     transfers: Transfers
+    briefing: Briefing
+    promote: Promote
 
 
 def compose(
@@ -102,12 +107,19 @@ def compose(
         supersede=writes.supersede,
     )
     indexer.after_index = conflicts.after_index  # the write-time contradiction check
+    notes = Notes(
+        units,
+        clock,
+        indexing,
+        announcer,
+        (settings.instruction_globs, settings.record_globs),
+    )
     return UseCases(
         units=units,
         announcer=announcer,
         indexing=indexing,
         writes=writes,
-        notes=Notes(units, clock, indexing, announcer),
+        notes=notes,
         reads=reads,
         review=Review(
             units,
@@ -139,5 +151,20 @@ def compose(
             announcer,
             vectors=index is not None,
             store=writes.store,
+        ),
+        briefing=Briefing(
+            list_memories=reads.list,
+            query=reads.query,
+            sessions=storage.briefing_sessions,
+            given=storage.briefing_given,
+            counter=TokenCounter(settings.embedder_dir),
+            clock=clock,
+        ),
+        promote=Promote(
+            write=units.write,
+            get=reads.get,
+            sync_note=notes.sync_note,
+            changed=announcer.changed,
+            clock=clock,
         ),
     )

@@ -11,6 +11,8 @@ opens the parts it owns, `compose` builds the use cases from them, and `Engine` 
     conflicts.py  Conflicts  detection after indexing, conflicts, resolve, check_pair
     admin.py      Admin      health, doctor, reindex, maintain, dead_letters
     transfers.py  Transfers  ingest, export, import_
+    briefing.py   Briefing   context
+    promote.py    Promote    promote
     shared.py     what they share: the units of work as the acting front, the listeners, the
                   indexing (indexer + worker), the input checks
     compose.py    which use case gets which part
@@ -310,6 +312,12 @@ class Engine:
 
     def get(self, params: protocol.GetParams) -> protocol.Memory:
         return self._cases.reads.get(params)
+
+    def context(self, params: protocol.ContextParams) -> protocol.ContextResult:
+        return self._cases.briefing.context(params)
+
+    def promote(self, params: protocol.PromoteParams) -> protocol.PromoteResult:
+        return self._cases.promote.promote(params)
 
     def list(self, params: protocol.ListParams) -> protocol.ListResult:
         return self._cases.reads.list(params)

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from memls.protocol.agents import ContextParams, ContextResult, PromoteParams, PromoteResult
 from memls.protocol.conflicts import (
     CheckPairParams,
     ConflictsNotification,
@@ -95,6 +96,8 @@ METHODS: dict[str, Method] = {
     "memory/check": Method("check_citations", CheckParams, CheckResult),
     "memory/citations": Method("citations", CitationsParams, CitationsResult),
     "memory/reconfirm": Method("reconfirm", ReconfirmParams, ReconfirmResult),
+    "memory/context": Method("context", ContextParams, ContextResult),
+    "memory/promote": Method("promote", PromoteParams, PromoteResult),
 }
 """Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
 

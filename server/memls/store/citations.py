@@ -1,4 +1,4 @@
-"""Citations (schema 7): what each memory cites in the project's code, where it stands now and
+"""Citations (schema 8): what each memory cites in the project's code, where it stands now and
 in which state. The tracker's `anchor` is opaque JSON here; every other field is a column."""
 
 from __future__ import annotations
