@@ -13,6 +13,7 @@ from memls.config import Settings
 from memls.engine.admin import Admin
 from memls.engine.briefing import Briefing
 from memls.engine.cache import QueryCache
+from memls.engine.citations import Citations
 from memls.engine.conflicts import Conflicts
 from memls.engine.notes import Notes
 from memls.engine.promote import Promote
@@ -26,6 +27,7 @@ from memls.index.outbox import Indexer
 from memls.models import ModelRuntime
 from memls.models.tokens import TokenCounter
 from memls.retrieval.pipeline import RetrievalConfig
+from memls.store.citations import cited_projects
 from memls.store.unit import Store
 
 
@@ -40,6 +42,7 @@ class UseCases:
     notes: Notes
     reads: Reads
     review: Review
+    citations: Citations
     conflicts: Conflicts
     admin: Admin
     transfers: Transfers
@@ -74,6 +77,13 @@ def compose(
     status = functools.partial(degraded, models, indexer)
 
     writes = Writes(units, clock, indexing, announcer)
+    citations = Citations(
+        units.write,
+        units.read,
+        clock,
+        announcer.changed,
+        projects=functools.partial(cited_projects, storage.db),
+    )
     reads = Reads(
         units,
         storage,
@@ -111,7 +121,15 @@ def compose(
         writes=writes,
         notes=notes,
         reads=reads,
-        review=Review(units, clock, indexing, announcer, list_memories=reads.list),
+        review=Review(
+            units,
+            clock,
+            indexing,
+            announcer,
+            list_memories=reads.list,
+            cited_code_changed=citations.cited_code_changed,
+        ),
+        citations=citations,
         conflicts=conflicts,
         admin=Admin(
             units,
