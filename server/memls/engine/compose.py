@@ -155,6 +155,7 @@ def compose(
         briefing=Briefing(
             list_memories=reads.list,
             query=reads.query,
+            indexed_rows=storage.search.indexed_rows,
             sessions=storage.briefing_sessions,
             given=storage.briefing_given,
             counter=TokenCounter(settings.embedder_dir),
