@@ -20,7 +20,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import msgspec
 import msgspec.inspect
@@ -271,6 +271,21 @@ class Retrieval(_Section, frozen=True):
     ] = 256
 
 
+class Privacy(_Section, frozen=True):
+    """What a write does with a secret in a memory's text (detect-secrets' plugins: cloud
+    keys, tokens, private keys, JWTs, credentials in URLs, high-entropy assignments)."""
+
+    secrets: Annotated[
+        Literal["refuse", "redact"],
+        Meta(
+            extra={"expect": '"refuse" or "redact"'},
+            description="refuse: a memory holding a secret is not stored (the error names "
+            "the kind and where); redact: the secret is replaced by [REDACTED:kind] before "
+            "anything is written",
+        ),
+    ] = "refuse"
+
+
 ENGINE_RETRIEVAL_KEYS = ("cache", "cache_entries")
 """[retrieval] keys the engine reads itself (the query cache); the others tune the pipeline."""
 
@@ -307,6 +322,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_onl
     conflicts: Conflicts = msgspec.field(default_factory=Conflicts)
     retrieval: Retrieval = msgspec.field(default_factory=Retrieval)
     limits: Limits = msgspec.field(default_factory=Limits)
+    privacy: Privacy = msgspec.field(default_factory=Privacy)
 
 
 def sections() -> dict[str, type[msgspec.Struct]]:
@@ -431,6 +447,7 @@ class Settings:
     query_cache_entries: int = 256  # [retrieval] cache_entries
     max_frame_bytes: int = Limits().max_frame_bytes  # [limits] max_frame_bytes
     max_content_bytes: int = Limits().max_content_bytes  # [limits] max_content_bytes
+    secrets: str = "refuse"  # [privacy] secrets: refuse or redact
 
 
 def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> Settings:
@@ -460,6 +477,7 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         query_cache_entries=config.retrieval.cache_entries,
         max_frame_bytes=config.limits.max_frame_bytes,
         max_content_bytes=config.limits.max_content_bytes,
+        secrets=config.privacy.secrets,
     )
 
 

@@ -1,5 +1,6 @@
-"""Near duplicates: does a new memory restate one the project holds? Pure rules over the
-two texts and the scores the engine computed for them (no I/O, no models, no clock)."""
+"""Near duplicates: does a new memory restate one the project holds? `rule` is pure (the two
+texts and their scores); `lookup` gathers the candidates and their scores from the store, the
+vector index and the models."""
 
 from memls.dedup.rule import NEAR_COSINE, NEAR_CROSS, differing_names, is_restatement
 

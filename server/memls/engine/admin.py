@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
-from memls import maintenance, protocol, transfer
+from memls import maintenance, protocol, secrets, textnorm, transfer
 from memls.engine.conflicts import ConflictOps
 from memls.errors import InvalidInput, MemlsError, Refused
 from memls.index.chroma import metadata
@@ -84,7 +84,9 @@ class Admin(ConflictOps):
                     f"item {number} names project {item.project!r}, not {project!r}",
                     field="items",
                 )
-            items.append(msgspec.structs.replace(item, project=project))
+            items.append(
+                msgspec.structs.replace(item, project=project, redact=item.redact or params.redact)
+            )
         work = self._work(project, "ingest")
         work.start("writing", len(items))
         ids: list[str] = []
@@ -98,7 +100,7 @@ class Admin(ConflictOps):
                         exc.message = f"item {number}: {exc.message}"
                         raise
                     ids.append(stored.id)
-                    duplicates += stored.duplicate
+                    duplicates += bool(stored.duplicate)
                     work.advance(number)
         except BaseException:
             work.end("nothing stored")
@@ -177,6 +179,15 @@ class Admin(ConflictOps):
                     problems.append(
                         f"{len(ids)} memories {label} the vector index (run memls reindex)"
                     )
+        found: list[protocol.StoredSecret] = []
+        redacted: list[str] = []
+        if params.secrets:
+            found, redacted = self._stored_secrets(project, repair=params.repair)
+            if found and not redacted:
+                problems.append(
+                    f"{len({f.id for f in found})} memories hold secrets (memls doctor "
+                    "--secrets --repair redacts them)"
+                )
         return protocol.DoctorResult(
             project=project,
             ok=not problems,
@@ -188,7 +199,54 @@ class Admin(ConflictOps):
             missing=missing,
             extra=extra,
             stale=stale,
+            secrets=found,
+            redacted=redacted,
         )
+
+    def _stored_secrets(
+        self, project: str, *, repair: bool
+    ) -> tuple[list[protocol.StoredSecret], list[str]]:
+        """Secrets in the project's stored memories (older versions stored them); with
+        `repair`, each such memory's text redacted in one transaction, re-indexed, audited
+        (the audit names the kinds, never the secret)."""
+        with self._read(project) as tx:
+            rows = tx.memories.with_content()
+        hits: dict[str, tuple[str, list[secrets.Finding]]] = {}
+        found: list[protocol.StoredSecret] = []
+        for row in rows:
+            findings = secrets.find(row["content"])
+            if findings:
+                hits[row["id"]] = (row["content"], findings)
+                for f in findings:
+                    line_start = row["content"].rfind("\n", 0, f.start) + 1
+                    found.append(
+                        protocol.StoredSecret(
+                            id=row["id"],
+                            kind=f.kind,
+                            line=f.line + 1,
+                            column=f.start - line_start + 1,
+                        )
+                    )
+        if not repair or not hits:
+            return found, []
+        now = self.clock()
+        with self._write(project) as tx:
+            for memory_id, (content, findings) in hits.items():
+                clean = secrets.redact(content, findings)
+                canonical = textnorm.canonical_hash(clean)
+                tx.audit("redact", memory_id, now, kinds=sorted({f.kind for f in findings}))
+                twin = tx.memories.active_by_canonical(canonical)
+                row = tx.memories.existing(memory_id)
+                if twin is not None and twin["id"] != memory_id and row["status"] == "active":
+                    # redacted, it is another active memory's text: one of them is enough (the
+                    # forgetting log keeps a preview of the redacted text)
+                    tx.forget(cast(Any, {**dict(row), "content": clean}), "dedup", now)
+                    continue
+                tx.memories.rewrite(memory_id, clean, textnorm.content_hash(clean), canonical)
+                tx.outbox.enqueue(memory_id, "index", now)
+        self._kick()
+        self._changed(project, "redact", list(hits))
+        return found, list(hits)
 
     def _token_problems(self, project: str, rows: list[Any], pending: set[str]) -> list[str]:
         """Memories without late-interaction token vectors (when the model can make them)."""
@@ -229,16 +287,24 @@ class Admin(ConflictOps):
     def export(self, project: str | None) -> Iterator[dict[str, Any]]:
         return transfer.export(self.storage, project_key(project))
 
-    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
+    def import_(
+        self, project: str | None, lines: Iterable[str], *, redact: bool = False
+    ) -> dict[str, int]:
         """All or nothing (one transaction), then the wait until the vector index holds the
-        imported memories; progress as memory/progress ("writing", then "indexing")."""
+        imported memories; progress as memory/progress ("writing", then "indexing"). A memory
+        holding a secret refuses the import (naming its line), or is redacted when asked."""
         key = project_key(project)
         lines = list(lines)
         work = self._work(key, "import")
         work.start("writing", len(lines))
         try:
             counts = transfer.import_lines(
-                self.storage, key, lines, now=self.clock(), front=self.front
+                self.storage,
+                key,
+                lines,
+                now=self.clock(),
+                front=self.front,
+                redact=self._redacting(redact),
             )
         except BaseException:
             work.end("nothing imported")

@@ -9,7 +9,7 @@ from urllib.parse import unquote
 
 import msgspec
 
-from memls import protocol
+from memls import protocol, secrets, textnorm
 from memls.engine.writes import Writes
 from memls.notes import NoteFacts, index, note_facts, parse, resolve_ref
 from memls.scope import project_key
@@ -50,6 +50,31 @@ def note_links(facts: dict[str, NoteFacts]) -> list[dict[str, Any]]:
     return out
 
 
+def note_secrets(text: str) -> list[protocol.NoteSecret]:
+    """The secrets in a note's text, each on the line where it starts (0-based, as LSP)."""
+    out = []
+    for finding in secrets.find(text):
+        line_start = text.rfind("\n", 0, finding.start) + 1
+        line_end = text.find("\n", finding.start)
+        line_end = len(text) if line_end < 0 else line_end
+        out.append(
+            protocol.NoteSecret(
+                line=finding.line,
+                start=finding.start - line_start,
+                end=min(finding.end, line_end) - line_start,
+                kind=finding.kind,
+            )
+        )
+    return out
+
+
+def _redacted(unit: Any) -> Any:
+    text = secrets.redact(unit.text)
+    if text == unit.text:
+        return unit
+    return msgspec.structs.replace(unit, text=text, key=textnorm.canonical_hash(text))
+
+
 class Notes(Writes):
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         """Make the project's memories from one note file match its text: new units stored,
@@ -61,6 +86,9 @@ class Notes(Writes):
         uri = self._text(params.uri, "uri")
         assert uri is not None
         units = parse(params.text, default_type=params.default_type) if params.text else []
+        found = note_secrets(params.text or "")
+        if found:  # the note is the source of truth: its units are kept, their secrets not
+            units = [_redacted(unit) for unit in units]
         now = self.clock()
         added: list[str] = []
         removed: list[str] = []
@@ -117,6 +145,7 @@ class Notes(Writes):
             moved=moved,
             unchanged=unchanged,
             shared=shared,
+            secrets=found,
         )
 
     @staticmethod

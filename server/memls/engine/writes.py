@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memls import protocol, textnorm, timeutil
+from memls import protocol, secrets, textnorm, timeutil
+from memls.dedup.lookup import NearDuplicates
 from memls.engine.core import EngineCore
 from memls.errors import InvalidInput, Refused
 from memls.scope import project_key
@@ -16,6 +17,7 @@ class Writes(EngineCore):
         project = project_key(params.project)
         text = self._text(params.text, "text")
         assert text is not None
+        text = secrets.screen(text, "text", redact_it=self._redacting(params.redact))
         now = self.clock()
         valid_from = (
             timeutil.parse_ts(params.valid_from, field="validFrom") if params.valid_from else now
@@ -39,13 +41,19 @@ class Writes(EngineCore):
                     "(review restore) to use it again",
                     field="text",
                 )
+            duplicate: bool | str = existing is not None
+            if existing is None and not params.force:
+                near = self._near_duplicates().find(project, text, params.type, now)
+                existing = tx.memories.existing(near) if near is not None else None
+                duplicate = "near" if existing is not None else False
             if existing is not None:
-                memory = tx.records([existing])[0]
+                tx.memories.seen_again(existing["id"], now)
+                memory = self._memory(tx, existing["id"])
                 return protocol.StoreResult(
                     id=memory.id,
                     project=project,
                     created=False,
-                    duplicate=True,
+                    duplicate="near" if duplicate == "near" else True,
                     memory=memory,
                     tombstone_cleared=cleared,
                 )
@@ -72,6 +80,14 @@ class Writes(EngineCore):
             memory=memory,
             tombstone_cleared=cleared,
         )
+
+    def _redacting(self, asked: bool) -> bool:
+        """Redact secrets instead of refusing: asked by the request or by the settings
+        ([privacy] secrets = "redact")."""
+        return asked or self.settings.secrets == "redact"
+
+    def _near_duplicates(self) -> NearDuplicates:
+        return NearDuplicates(self.storage.search, self.index, self.models)
 
     def _clear_tombstone(self, tx: Tx, canonical: str, now: str, *, force: bool) -> bool:
         """Forgotten content comes back only with force (refused, naming why, otherwise);
