@@ -125,4 +125,4 @@ def test_doctor_finds_and_repairs_secrets_an_older_version_stored(engine):
     assert again.secrets == []
     assert not [problem for problem in again.problems if "secret" in problem]
     audit = engine.db.read("SELECT op, detail FROM audit WHERE memory_id = ?", (leaky,))
-    assert ("redact", '{"kinds":["aws-access-key"]}') in [tuple(r) for r in audit]
+    assert ("redact", json.dumps({"kinds": ["aws-access-key"]})) in [tuple(r) for r in audit]
