@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+import msgspec
 import typer
 
 from memls import protocol
@@ -173,25 +174,34 @@ def doctor(
         False,
         "--repair",
         help="Rebuild the vector index from SQLite if it "
-        "disagrees (deleted, corrupted, out of date).",
+        "disagrees (deleted, corrupted, out of date); with --secrets, redact the secrets found.",
+    ),
+    secrets: bool = typer.Option(
+        False,
+        "--secrets",
+        help="Also look for secrets (keys, tokens, passwords) that older versions stored.",
     ),
 ) -> None:
-    """Check the models and that the vector index agrees with SQLite (exit 1 if not)."""
-    params = _params(protocol.DoctorParams, {"project": project})
+    """Check the models and that the vector index agrees with SQLite (exit 1 if not); with
+    --secrets, that no stored memory holds a secret."""
+    params = _params(protocol.DoctorParams, {"project": project, "secrets": secrets})
     with open_engine(State.data_dir, front="cli") as engine:
-        r = engine.doctor(params)
+        r = engine.doctor(msgspec.structs.replace(params, repair=repair))
+        redacted = r.redacted
         if repair:
             from memls.daemon.repair import repair_index
 
             for line in repair_index(engine, params.project):
                 print(f"repaired: {line}", file=sys.stderr)
-            r = engine.doctor(params)
+            r = msgspec.structs.replace(engine.doctor(params), redacted=redacted)
     lines = [f"memories {r.memories}, indexed {r.indexed}, pending {r.pending}"]
     for name, status in r.models.items():
         lines.append(
             f"{name}: {status.get('state')} {status.get('path') or ''} "
             f"{status.get('error') or ''}".rstrip()
         )
+    lines += [f"secret: {x.id} {x.kind} at line {x.line}, column {x.column}" for x in r.secrets]
+    lines += [f"redacted: {memory_id}" for memory_id in redacted]
     lines += [f"problem: {x}" for x in r.problems] or ["ok"]
     _emit(r, as_json, "\n".join(lines))
     if not r.ok:
@@ -216,11 +226,19 @@ def export(
         out.write_text(text, encoding="utf-8")
 
 
+RedactOpt = typer.Option(
+    False,
+    "--redact",
+    help="Replace secrets in memories by [REDACTED:kind] instead of refusing them.",
+)
+
+
 @app.command("import")
 def import_(
     file: str = typer.Argument(..., help="An export file (- for stdin)."),
     project: Optional[str] = ProjectOpt,
     as_json: bool = JsonOpt,
+    redact: bool = RedactOpt,
 ) -> None:
     """Import an export of the same project, all or nothing (a progress bar on a terminal
     while the imported memories are indexed)."""
@@ -231,7 +249,7 @@ def import_(
         raise InvalidInput(f"cannot read {file}: {exc.strerror}", field="file") from None
     with open_engine(State.data_dir, front="cli") as engine:
         with progress.shown(engine, project, "import", quiet=not progress.wanted(as_json)):
-            counts = engine.import_(project, text.splitlines())
+            counts = engine.import_(project, text.splitlines(), redact=redact)
     if as_json:
         print(json.dumps({"project": project, "imported": counts}))
     else:
@@ -243,10 +261,11 @@ def ingest(
     file: str = typer.Argument(..., help="JSON Lines, one memory a line (- for stdin)."),
     project: Optional[str] = ProjectOpt,
     as_json: bool = JsonOpt,
+    redact: bool = RedactOpt,
 ) -> None:
     """Store many memories at once, all or none, and wait until they are indexed (a progress
     bar on a terminal). Each line is an object with the fields of `memory/store`: text, and
-    optionally type, validFrom, validUntil, sourceUri, sourceRange, force."""
+    optionally type, validFrom, validUntil, sourceUri, sourceRange, force, redact."""
     _require_project(project)
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
@@ -269,7 +288,7 @@ def ingest(
         items.append(item)
     if not items:
         raise InvalidInput("the file holds no memories", field="file")
-    params = _params(protocol.IngestParams, {"project": project, "items": items})
+    params = _params(protocol.IngestParams, {"project": project, "items": items, "redact": redact})
     with open_engine(State.data_dir, front="cli") as engine:
         with progress.shown(engine, params.project, "ingest", quiet=not progress.wanted(as_json)):
             r = engine.ingest(params)

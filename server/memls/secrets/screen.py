@@ -8,7 +8,7 @@ from memls.secrets.detector import Finding, find, redact
 
 
 def where(text: str, finding: Finding) -> str:
-    """"line L, column C" (1-based) of a finding in `text`."""
+    """ "line L, column C" (1-based) of a finding in `text`."""
     line_start = text.rfind("\n", 0, finding.start) + 1
     return f"line {finding.line + 1}, column {finding.start - line_start + 1}"
 
