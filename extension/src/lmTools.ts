@@ -32,7 +32,9 @@ export async function runRemember(request: Request, input: RememberInput): Promi
     uri: folder.uri.toString(), text: input.text.trim(), type, origin: TOOL_ORIGIN,
   });
   return [
-    r.duplicate ? `already remembered: ${r.id}` : `remembered: ${r.id}`,
+    r.duplicate === "near"
+      ? `already remembered in other words: ${r.id} (nothing new stored)`
+      : r.duplicate ? `already remembered: ${r.id}` : `remembered: ${r.id}`,
     `project: ${r.project}`,
     JSON.stringify(provenance(r.memory)),
     "A contradiction with an existing memory, if any, is reported to the user by memls.",

@@ -61,7 +61,9 @@ export async function rememberSelection(request: Request, args: RememberArgs = {
     uri: folder.uri.toString(), text: text.trim(), type,
     ...(sourceUri ? { sourceUri, sourceRange } : {}),
   });
-  if (result.duplicate) {
+  if (result.duplicate === "near") {
+    void vscode.window.showInformationMessage(`memls: already remembered in other words (${result.id}).`);
+  } else if (result.duplicate) {
     void vscode.window.showInformationMessage(`memls: already remembered (${result.id}).`);
   } else {
     expectVerdict(result.id, result.project);

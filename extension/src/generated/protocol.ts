@@ -67,8 +67,10 @@ export interface Memory {
   feedbackScore?: number;
   id: string;
   invalidatedAt?: string | null;
+  lastSeenAt?: string | null;
   project: string;
   recordedAt: string;
+  seenAgain?: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
   status: "active" | "superseded";
@@ -146,6 +148,8 @@ export interface DeadLettersResult {
 }
 export interface DoctorParams {
   project?: string | null;
+  repair?: boolean;
+  secrets?: boolean;
 }
 export interface DoctorResult {
   extra?: string[];
@@ -157,7 +161,18 @@ export interface DoctorResult {
   pending: number;
   problems: string[];
   project: string;
+  redacted?: string[];
+  secrets?: StoredSecret[];
   stale?: string[];
+}
+/**
+ * A secret found in a stored memory (by `memory/doctor` with secrets).
+ */
+export interface StoredSecret {
+  column: number;
+  id: string;
+  kind: string;
+  line: number;
 }
 /**
  * Why a result scored what it did.
@@ -284,11 +299,13 @@ export interface IngestParams {
    */
   items: [StoreParams, ...StoreParams[]];
   project?: string | null;
+  redact?: boolean;
 }
 export interface StoreParams {
   derivedFrom?: string | null;
   force?: boolean;
   project?: string | null;
+  redact?: boolean;
   sourceRange?: string | null;
   sourceUri?: string | null;
   /**
@@ -329,6 +346,15 @@ export interface MaintainResult {
   retried: number;
 }
 /**
+ * A secret in a note's text, 0-based like an LSP range (one line).
+ */
+export interface NoteSecret {
+  end: number;
+  kind: string;
+  line: number;
+  start: number;
+}
+/**
  * memory/progress (server to client): long work on a project (reindex, import, ingest),
  * begin (done 0) -> reports -> end (finished). One `token` per piece of work; a phase
  * ("writing", "indexing") counts its own done/total. The LSP daemon shows it to the editor
@@ -365,9 +391,11 @@ export interface QueryHit {
   feedbackScore?: number;
   id: string;
   invalidatedAt?: string | null;
+  lastSeenAt?: string | null;
   project: string;
   recordedAt: string;
   score: number;
+  seenAgain?: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
   status: "active" | "superseded";
@@ -467,7 +495,7 @@ export interface StatsResult {
 }
 export interface StoreResult {
   created: boolean;
-  duplicate: boolean;
+  duplicate: boolean | "near";
   id: string;
   memory: Memory;
   project: string;
@@ -498,6 +526,7 @@ export interface SyncNoteResult {
   moved: string[];
   project: string;
   removed: string[];
+  secrets?: NoteSecret[];
   shared?: string[];
   unchanged: number;
   uri: string;
