@@ -5,7 +5,6 @@ contradicting memory, another type, or force stores a new one."""
 from __future__ import annotations
 
 from engine_helpers import count_rows, store
-
 from memls import protocol as p
 
 OLD = "The mobile apps share business logic through Kotlin Multiplatform."

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_helpers import count_rows, store
 
+from engine_helpers import count_rows, store
 from memls import protocol as p
 from memls.engine import Engine
 from memls.errors import InvalidInput
