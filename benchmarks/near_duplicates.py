@@ -12,10 +12,12 @@ Features per (existing, new) pair, from the packaged models: the bge-small cosin
 vector index stores it), the ms-marco cross-encoder probability (mean of both directions),
 the pure contradiction scorer's verdict (it must say "no contradiction"), and whether the
 two name different things (`memls.dedup.differing_names`: a name, code token or number on
-one side only). A rule merges when every feature clears its threshold. Chosen: of the
-candidates with no false merge on the tuning part (even with the cosine threshold MARGIN
-lower), the highest recall there, ties to the highest thresholds (a different memory must
-never be swallowed).
+one side only), and whether they share enough content words for a model to be asked at all
+(`memls.dedup.lexically_close`, the store path's cheap gate: its floor sits below every
+restatement the rule merges in the tuning part). A rule merges when every test passes.
+Chosen: of the candidates with no false merge on the tuning part (even with the cosine
+threshold MARGIN lower), the highest recall there, ties to the highest thresholds (a
+different memory must never be swallowed).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from memls.config import model_cache_dir
 from memls.conflicts.scorer import score_pair
-from memls.dedup import differing_names
+from memls.dedup import differing_names, lexically_close
 from memls.models import ModelRuntime
 
 DATA = ROOT / "benchmarks" / "data" / "near_duplicates"
@@ -79,6 +81,7 @@ def features(groups: list[dict], models: ModelRuntime) -> list[dict]:
                     "ce": round(ce, 4),
                     "contradiction": verdict.contradiction,
                     "names_differ": differing_names(old, new),
+                    "lexically_close": lexically_close(old, new),
                 }
             )
     return rows
@@ -91,6 +94,7 @@ def merges(row: dict, rule: tuple[float, float]) -> bool:
         and row["ce"] >= ce_min
         and not row["contradiction"]
         and not row["names_differ"]
+        and row["lexically_close"]
     )
 
 

@@ -2,6 +2,20 @@
 texts and their scores); `lookup` gathers the candidates and their scores from the store, the
 vector index and the models."""
 
-from memls.dedup.rule import NEAR_COSINE, NEAR_CROSS, differing_names, is_restatement
+from memls.dedup.rule import (
+    LEXICAL_FLOOR,
+    NEAR_COSINE,
+    NEAR_CROSS,
+    differing_names,
+    is_restatement,
+    lexically_close,
+)
 
-__all__ = ["NEAR_COSINE", "NEAR_CROSS", "differing_names", "is_restatement"]
+__all__ = [
+    "LEXICAL_FLOOR",
+    "NEAR_COSINE",
+    "NEAR_CROSS",
+    "differing_names",
+    "is_restatement",
+    "lexically_close",
+]

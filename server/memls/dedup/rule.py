@@ -6,6 +6,7 @@ A new memory restates an existing one when:
 - both are of the same type (the engine only compares those);
 - the bge-small cosine of the two is at least NEAR_COSINE and the ms-marco cross-encoder
   probability (mean of both directions) at least NEAR_CROSS: the same subject, closely;
+- they share enough content words (LEXICAL_FLOOR: the cheap test that spares a model call);
 - the pure contradiction scorer says "no contradiction";
 - neither names a thing the other does not: no name, code token or number on one side only
   ("kebab-case" / "snake_case", "40 lines" / "400 lines", "Sentry" / "Crashlytics").
@@ -18,12 +19,23 @@ from __future__ import annotations
 import re
 
 from memls.conflicts.frames import entities, words
-from memls.conflicts.scorer import score_pair
+from memls.conflicts.scorer import lexical_similarity, score_pair
+from memls.conflicts.text import analyze
 
 NEAR_COSINE = 0.94
 NEAR_CROSS = 0.99
+#: Content-word overlap (the scorer's lexical similarity) below which no model is asked: every
+#: restatement the rule merged in the tuning set shares at least 0.375 of its content words.
+#: The store path embeds the new text only when a BM25 candidate of the same type is this
+#: close, so most stores add no model call.
+LEXICAL_FLOOR = 0.3
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def lexically_close(existing: str, new: str) -> bool:
+    """Enough content words in common for a restatement to be possible."""
+    return lexical_similarity(analyze(existing), analyze(new)) >= LEXICAL_FLOOR
 
 
 def differing_names(existing: str, new: str) -> bool:
@@ -39,6 +51,6 @@ def is_restatement(existing: str, new: str, *, cosine: float, cross: float) -> b
     """The rule above, for two memories of the same type."""
     if cosine < NEAR_COSINE or cross < NEAR_CROSS:
         return False
-    if differing_names(existing, new):
+    if not lexically_close(existing, new) or differing_names(existing, new):
         return False
     return not score_pair(new, existing, similarity=cosine).contradiction
