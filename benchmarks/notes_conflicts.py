@@ -43,7 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from memls.conflicts.frames import entities, targets, words
+from memls.conflicts.frames import targets
+from memls.conflicts.phrasing import entities, words
 from memls.conflicts.scorer import lexical_similarity, score_pair
 from memls.conflicts.text import analyze
 from memls.notes import comparable, note_facts, parse, resolve_ref

@@ -16,7 +16,8 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from memls.conflicts.frames import changes, entities, targets, words
+from memls.conflicts.frames import changes, targets
+from memls.conflicts.phrasing import entities, words
 from memls.conflicts.scorer import gate, score_pair
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where

@@ -1,19 +1,20 @@
-"""Change-of-state frames, preference orders and named things: what a text says replaced what.
+"""Change-of-state frames, decisions, preference orders and prohibitions: what a text says
+replaced what, chose, prefers or forbids.
 
-Pure and memoised, like `text.analyze`. Three readings of one text:
+Pure and memoised, like `text.analyze`. Four readings of one text:
 
-- `entities(text)`: the named things it mentions, as stems: words written as names (a capital
-  inside a sentence, "GitHub", "EKS"), identifiers and tokens with digits or symbols
-  ("node.js", "s3", "#deploys", "APP_DEBUG", "blue/green"), and code spans. A slot filler that
-  is a named thing is an alternative; a verb or an adjective is not.
 - `changes(text)`: each change-of-state frame — the grammar of a change, not a word list of
   tools: "moved/migrated/switched X from A to B", "B instead of / rather than A", "replaced A
   with B", "B replaces A", "A was replaced by B", "renamed A to B", "A is now called B",
   "rewritten/rebuilt/ported in/with/to B", "no longer A", "stopped A", "remove/drop/
   decommission/retire A", "switched/moved/migrated to B", "now B". Each frame keeps the stems
   of the old filler A, of the new filler B and of the rest of its sentence (the subject).
+- `decisions(text)`: a decision for a thing for a job ("We chose gRPC for service calls").
 - `preferences(text)`: order-sensitive preferences "prefer/favour/choose/prioritise A over/to/
   rather than B", "A is preferred to B", "use A rather than B": (A, B) as stem sets.
+- `prohibitions(text)`: what a rule forbids ("Never commit generated protobuf files").
+
+The named things, content words and tokens of a text are `phrasing.py`'s.
 """
 
 from __future__ import annotations
@@ -22,34 +23,16 @@ import functools
 import re
 from typing import NamedTuple
 
-from memls.conflicts import lexicon as lx
-from memls.conflicts.text import GENERIC_STEMS, normalize, stem
-
-_UPPER = re.compile(r"[A-Z]")
-_DIGIT = re.compile(r"[0-9]")
-_SYMBOL = re.compile(r"[./+#_$@]")
-_NAME_TOKEN = re.compile(r"[#@$]?[A-Za-z0-9][\w./+#-]*")
-_CODE = re.compile(r"`([^`]+)`")
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
-_WORD = re.compile(r"[#@$]?[^\W_][\w@./+#%'-]*")
-
-#: Words that never count as a filler or a subject on their own.
-_FRAME_WORDS = frozenset(
-    stem(w)
-    for w in (
-        "move moved moving migrate migrated migrating switch switched switching change changed "
-        "replace replaced replaces replacing rename renamed renaming rewrite rewrote rewritten "
-        "rebuild rebuilt reimplement reimplemented port ported call called now instead rather "
-        "longer stop stopped remove removed removing removal drop dropped dropping decommission "
-        "decommissioned decommissioning retire retired retiring deprecate deprecated delete deleted "  # noqa: E501
-        "prefer preferred favour favor favoured favored choose chose chosen prioritise prioritize "
-        "prioritised prioritized pick over adopt adopted forward will shall start starting "
-        "support concept all any entire whole existing old new current previous legacy".split()
-        + list(lx.TIME_DEICTICS)
-        + list(lx.TIME_PERIODS)
-        + list(lx.TIME_ADVERBS)
-    )
+from memls.conflicts.phrasing import (
+    CODE_SPAN,
+    SENTENCE_BREAK,
+    content_stems,
+    entities,
+    tokens,
+    unlinked,
+    words,
 )
+from memls.conflicts.stems import normalize, stem
 
 
 class Change(NamedTuple):
@@ -64,87 +47,41 @@ class Change(NamedTuple):
     head: str = ""  # B's word next to the marker ("log with [zap] instead of logrus")
 
 
-def _stems(phrase: str, keep_generic: bool = False) -> frozenset[str]:
-    out = set()
-    for w in _WORD.findall(phrase):
-        w = _POSSESSIVE.sub("", w).strip(".,:;'\"()").rstrip("-")  # "provider's": provider
-        if not w or w in lx.STOPWORDS or w in lx.NEGATORS:
-            continue
-        s = stem(w)
-        if (s in GENERIC_STEMS and not keep_generic) or (
-            s in _FRAME_WORDS
-            and not w.endswith("tions")  # "migrations" is a thing
-            and w not in lx.FREQUENCY_ADVERBS  # "nightly" is no "last night"
-        ):
-            continue
-        out.add(s)
-    return frozenset(out)
-
-
-_LINK_TARGET = re.compile(r"\]\([^)]*\)|<?\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-
-
-def _unlinked(text: str) -> str:
-    """`text` without link targets and URLs: a link is a reference, not a claim's word."""
-    return _LINK_TARGET.sub("] ", text)
-
-
 def _filler(phrase: str) -> frozenset[str]:
     """The stems of a slot filler; a filler of only generic words keeps them ("in Go")."""
     phrase = _OWNER.sub(" ", _TRIM.sub("", phrase))  # "the team's existing [...]": the team
     #                                                   owns the filler, it is not the filler
-    return _stems(phrase) or _stems(phrase, keep_generic=True)
+    return content_stems(phrase) or content_stems(phrase, keep_generic=True)
 
 
 _OWNER = re.compile(r"[\w-]+'s\b")
 
 
-@functools.lru_cache(maxsize=1024)
-def entities(text: str) -> frozenset[str]:
-    """Stems of the named things in `text` (see the module docstring)."""
-    text = _unlinked(text)
-    out: set[str] = set()
-    for span in _CODE.findall(text):
-        out.update(_stems(normalize(span)))
-    for sentence in _SENTENCE.split(_CODE.sub(" ", text)):
-        tokens = _NAME_TOKEN.findall(sentence)
-        for i, tok in enumerate(tokens):
-            core = tok.rstrip(".:-,")
-            if not core or "://" in core:
-                continue
-            lower = core.casefold()
-            if lower in lx.STOPWORDS or lower in lx.NEGATORS:
-                continue
-            named = (
-                _UPPER.search(core, 1) is not None  # GitHub, EKS, OpenSearch
-                or (i > 0 and core[0].isupper())  # a capital inside a sentence
-                or _DIGIT.search(core) is not None
-                and not core.isdigit()  # s3, k8s
-                or _SYMBOL.search(core.strip(".")) is not None  # node.js, #deploys, a/b
-            )
-            if named:
-                s = stem(normalize(core))
-                if s not in GENERIC_STEMS and s not in _FRAME_WORDS:
-                    out.add(s)
-    return frozenset(out)
-
-
-# ------------------------------------------------------------------ change frames
-
 _X = r"(?P<x>[^,;]{1,60}?)"
+
+
 _A = r"(?P<a>[^,;]{1,60}?)"
+
+
 _B = r"(?P<b>[^,;]{1,60}?)"
+
+
 _END = (
     r"(?=\s+(?:for(?!\s+[^\s,;]+[.!]?\s*$)|because|since|after|before|when|once|until|unless|so|as|in order|last|"  # noqa: E501
     r"this|from now|on \w+day|due|pending|mainly|which|in (?:all|every|each|\d{4})|and)\b"
     r"|[,;:]|[.](?!\w)|$)"
 )
+
+
 _MOVE = (
     r"(?:move|moved|moves|migrate|migrated|migrates|switch|switched|switches|change|"
     r"changed|transitioned|ported|converted|went|passed|handed|transferred|rewritten|rewrote|"
     r"rebuilt|reimplemented)"
 )
+
+
 _NEAR_B = r"(?<![\w#@$-])(?P<b>(?:\S+\s+){0,3}?\S+?)"
+
 
 _CUES = tuple(
     re.compile(c)
@@ -171,6 +108,7 @@ _CUES = tuple(
     )
 )
 """One cheap check per frame below, in order: the frame is tried only where its cue is."""
+
 
 _FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern))
@@ -258,7 +196,11 @@ def _marker(phrase: str) -> str:
 
 
 _SELF = re.compile(r"^(?:this|it)(?:\s+(?:adr|record|decision|change|pr|document|note|rfc))?$")
+
+
 _HYPOTHETICAL = re.compile(r"\b(?:would|could|might|may|if|unless|whether)\b")
+
+
 _TRIM = re.compile(
     r"^(?:(?:the|our|a|an|all|any|its|their|every|of|as|support for|use of|"
     r"usage of|using)\s+)+|\s+(?:the|a|an)$"
@@ -275,6 +217,8 @@ _CHANGE_CUE = re.compile(
     r"torn down|taken down)",
     re.IGNORECASE,
 )
+
+
 _PREFERENCE_CUE = re.compile(r"\b(?:over|to|rather than|instead of|above|before)\b")
 
 
@@ -284,7 +228,7 @@ def changes(text: str) -> tuple[Change, ...]:
     found: list[Change] = []
     if not _CHANGE_CUE.search(text):
         return ()
-    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), text)):
+    for sentence in SENTENCE_BREAK.split(CODE_SPAN.sub(lambda m: m.group(1), text)):
         plain = normalize(sentence).strip()
         if not plain or plain.endswith("?") or not _CHANGE_CUE.search(plain):
             continue  # a question changes nothing
@@ -304,14 +248,16 @@ def changes(text: str) -> tuple[Change, ...]:
                     new = frozenset()  # "This ADR supersedes ADR-0007": the text itself
                 if not old and not new:
                     continue
-                subject = _stems(plain) - old - new
+                subject = content_stems(plain) - old - new
                 a_text = _TRIM.sub("", groups.get("a") or "")
                 old_words = tuple(w for w in a_text.split() if stem(w.strip(".,:;'\"()")) in old)
                 tail = re.match(
                     r"\s+(?:for|in|on|within)\s+(?:the\s+|our\s+)?([^,;.]{1,40})", plain[m.end() :]
                 )
                 scope = tuple(
-                    stem(w) for w in (tail.group(1).split() if tail else ()) if stem(w) in _stems(w)
+                    stem(w)
+                    for w in (tail.group(1).split() if tail else ())
+                    if stem(w) in content_stems(w)
                 )
                 b_words = [stem(w.strip(".,:;'\"()")) for w in (groups.get("b") or "").split()]
                 before = bool(groups.get("a") and groups.get("b")) and m.start("b") < m.start("a")
@@ -333,8 +279,6 @@ def changes(text: str) -> tuple[Change, ...]:
     return tuple(found)
 
 
-# ------------------------------------------------------------------ decisions
-
 _DECIDE = re.compile(
     r"^(?:[a-z]+:\s+)?(?:(?:we|the team|teams|all (?:\w+\s+)?(?:services|teams|repos))\s+"
     r"(?:will\s+|shall\s+|now\s+|have\s+|has\s+)?(?:(?:decided|agreed|chosen|chose|opted)\s+"
@@ -353,14 +297,14 @@ def decisions(text: str) -> tuple[Change, ...]:
     if "use" not in text.casefold() and not _PICK_CUE.search(text):
         return ()
     out: list[Change] = []
-    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), _unlinked(text))):
+    for sentence in SENTENCE_BREAK.split(CODE_SPAN.sub(lambda m: m.group(1), unlinked(text))):
         plain = normalize(sentence).strip()
         if not plain or plain.endswith("?"):
             continue
         m = _DECIDE.search(plain)
         if m is None:
             continue
-        new, job = _filler(m.group("b")), _stems(m.group("p"))
+        new, job = _filler(m.group("b")), content_stems(m.group("p"))
         if new and job:
             out.append(Change("decide", frozenset(), new, job, m.group(0)[:60], "decide", (), ()))
     return tuple(out)
@@ -369,22 +313,26 @@ def decisions(text: str) -> tuple[Change, ...]:
 _PICK_CUE = re.compile(r"\b(?:adopt|cho|go with|went with|standardi|settle|pick|opt|rely)", re.I)
 
 
-# ------------------------------------------------------------------ preferences
-
 _PREFER = re.compile(
     r"\b(?:prefer|prefers|preferring|favou?r|favou?rs|favou?ring|choose|chooses|pick|picks|"
     r"prioriti[sz]e|prioriti[sz]es|value|values|opt for|go with|use|uses)\s+"
     r"(?P<a>[^,;]{1,50}?)\s+(?:over|to|rather than|instead of|above|before)\s+(?P<b>[^,;]{1,50}?)"
     + _END
 )
+
+
 _PREFERRED = re.compile(
     r"(?P<a>[^,;]{1,50}?)\s+(?:is|are)\s+(?:preferred|favou?red|prioriti[sz]ed|chosen)\s+"
     r"(?:over|to|above|rather than|instead of)\s+(?P<b>[^,;]{1,50}?)" + _END
 )
+
+
 _BARE_OVER = re.compile(
     r"^(?:[a-z]+:\s+)?(?P<a>(?:[^\s,;:]+\s+){0,2}?[^\s,;:]+)\s+over\s+(?P<b>[^,;:]{1,50}?)" + _END
 )
 """A sentence that opens with "A over B" ("Consistency over availability for ledger writes.")."""
+
+
 _PREFERRED_SUBJECT = re.compile(
     r"(?P<a>[^,;]{1,50}?)\s+(?:over|rather than|to)\s+(?P<b>[^,;]{1,50}?)\s+(?:is|are)\s+"
     r"(?:preferred|favou?red)\b"
@@ -397,7 +345,7 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
     out: list[tuple[frozenset[str], frozenset[str], str]] = []
     if not _PREFERENCE_CUE.search(text):
         return ()
-    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), text)):
+    for sentence in SENTENCE_BREAK.split(CODE_SPAN.sub(lambda m: m.group(1), text)):
         plain = normalize(sentence).strip()
         if not _PREFERENCE_CUE.search(plain):
             continue
@@ -406,15 +354,13 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
             if pattern is _BARE_OVER and len(out) > before:
                 break  # a verb of preference already read the sentence
             for m in pattern.finditer(plain):
-                a = _stems(_TRIM.sub("", m.group("a").split(",")[-1]))
-                b = _stems(_TRIM.sub("", m.group("b")))
+                a = content_stems(_TRIM.sub("", m.group("a").split(",")[-1]))
+                b = content_stems(_TRIM.sub("", m.group("b")))
                 a, b = a - b, b - a  # "squash merges over merge commits": squash vs commits
                 if a and b:
                     out.append((a, b, m.group(0).strip()[:60]))
     return tuple(out)
 
-
-# ------------------------------------------------------------------ prohibitions
 
 _FORBID = re.compile(
     r"(?P<verbal>\b(?:do not|don't|does not|doesn't|never|must not|mustn't|should not|"
@@ -422,6 +368,8 @@ _FORBID = re.compile(
     r"|(?P<nominal>^(?:[a-z]+:\s+)?(?:there (?:is|are) )?no\s+(?:more\s+)?)"
     r"|(?P<avoid>^(?:[a-z]+:\s+)?(?:always\s+|please\s+)?avoid(?:\s+using)?\s+)"
 )
+
+
 #: Where the forbidden thing ends: a preposition or a connective opens its circumstances.
 _OBJECT_END = re.compile(
     r"\s(?:to|in|into|at|on|by|from|for|with|under|inside|when|so|because|unless|before|"
@@ -436,7 +384,7 @@ def prohibitions(text: str) -> tuple[tuple[frozenset[str], str], ...]:
     forbidden thing runs from the verb after the negator (or from "no" opening a sentence)
     to the first preposition or connective; the verb itself is not part of it."""
     out: list[tuple[frozenset[str], str]] = []
-    for sentence in _SENTENCE.split(_CODE.sub(lambda m: m.group(1), _unlinked(text))):
+    for sentence in SENTENCE_BREAK.split(CODE_SPAN.sub(lambda m: m.group(1), unlinked(text))):
         plain = normalize(sentence).strip()
         if not plain or plain.endswith("?"):
             continue
@@ -450,58 +398,10 @@ def prohibitions(text: str) -> tuple[tuple[frozenset[str], str], ...]:
             thing = rest[: end.start()] if end else rest
             if m.group("verbal") and m.group("verb") in ("be", "have", "need", "needs"):
                 continue  # "must not be", "does not need": a state, not a forbidden act
-            stems = _stems(thing)
+            stems = content_stems(thing)
             if stems:
                 out.append((stems, clause[m.start() : m.end() + len(thing)].strip()[:60]))
     return tuple(out)
-
-
-@functools.lru_cache(maxsize=1024)
-def words(text: str) -> frozenset[str]:
-    """Every content stem of `text`, values included as words ("a month" -> month)."""
-    return _stems(normalize(_CODE.sub(lambda m: m.group(1), _unlinked(text))))
-
-
-def identifier(word: str) -> bool:
-    """A named thing written as an identifier ("v1", "#deploys", "node.js"): the most
-    specific kind of name."""
-    return any(not c.isalpha() for c in word)
-
-
-_HEDGE = re.compile(
-    r"\b(?:consider(?:ed|ing)?|could|would|might|may|option|options|alternatives?|"
-    r"alternatively|evaluat(?:e|ed|ing)|pros|cons|proposal|propose[sd]?|rejected|"
-    r"trade-?offs?|maybe|perhaps|possibly|suggest(?:ed|s)?)\b|\?"
-)
-_ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides)\b")
-
-
-@functools.lru_cache(maxsize=1024)
-def tokens(text: str) -> tuple[str, ...]:
-    """The stems of `text` in order, stopwords kept as "" (a modifier needs a neighbour)."""
-    plain = _CODE.sub(lambda m: m.group(1), text)
-    shouted = {w.casefold() for w in _SHOUT.findall(plain)}  # "US", "IT": names, not pronouns
-    out = []
-    for w in _WORD.findall(normalize(plain)):
-        w = _POSSESSIVE.sub("", w).strip(".,:;'\"()").rstrip("-")
-        out.append("" if not w or (w in lx.STOPWORDS and w not in shouted) else stem(w))
-    return tuple(out)
-
-
-_POSSESSIVE = re.compile(r"'s$")
-_SHOUT = re.compile(r"\b[A-Z]{2,}\b")
-
-
-@functools.lru_cache(maxsize=2048)
-def hedged(text: str) -> bool:
-    """Does the text weigh an option instead of stating a choice ("we could use X", "Option
-    2: ...", "should we ...?")?"""
-    return bool(_HEDGE.search(normalize(text)))
-
-
-@functools.lru_cache(maxsize=2048)
-def additive(text: str) -> bool:
-    return bool(_ADDITIVE.search(normalize(text)))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -533,36 +433,3 @@ def cache_clear() -> None:
         targets,
     ):
         function.cache_clear()
-
-
-_SYSTEM = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+$")  # checkout-service, billing_api
-_TOPIC_LEAD = frozenset({"of", "for"})  # "Backups of catalog-sync ...", "CI for search-api ..."
-
-
-@functools.lru_cache(maxsize=2048)
-def topics(text: str) -> frozenset[str]:
-    """The systems a statement is about: a system identifier (lower-case words joined by - _ or
-    .) that opens a sentence or follows "of"/"for" among its first four words. "checkout-service
-    exchanges messages in Protobuf": checkout-service. Not a filler after a verb ("we deploy
-    with docker-compose" has no topic)."""
-    out: set[str] = set()
-    for sentence in _SENTENCE.split(_CODE.sub(" ", _unlinked(text))):
-        toks = [t.rstrip(".:-,") for t in _NAME_TOKEN.findall(sentence)[:4]]
-        for i, tok in enumerate(toks):
-            if _SYSTEM.match(tok) and (i == 0 or toks[i - 1].casefold() in _TOPIC_LEAD):
-                out.add(tok)
-    return frozenset(out)
-
-
-def apart(new: str, existing: str) -> bool:
-    """Two statements about two different systems, neither naming the other's: "checkout-service
-    uses Protobuf" / "inventory-store uses Protobuf", "Backups of catalog-sync run on Mondays" /
-    "Backups of reporting-pipeline run on Wednesdays". What one says of its system cannot
-    contradict what the other says of another."""
-    mine, theirs = topics(new), topics(existing)
-    if not mine or not theirs or mine & theirs:
-        return False
-    low_new, low_existing = new.casefold(), existing.casefold()
-    return not any(t.casefold() in low_existing for t in mine) and not any(
-        t.casefold() in low_new for t in theirs
-    )

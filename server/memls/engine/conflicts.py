@@ -5,26 +5,55 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from memls import protocol
 from memls.conflicts import resolver
 from memls.conflicts.detector import Detector, Finding
 from memls.conflicts.scorer import score_pair
-from memls.engine.core import log
-from memls.engine.notes import Notes
+from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text, log, require
 from memls.errors import MemlsError, NotFound
+from memls.index.chroma import VectorIndex
+from memls.models import ModelRuntime
 from memls.scope import project_key
+from memls.store.search import SearchQueries
 from memls.store.unit import Tx
 
 
-class ConflictOps(Notes):
-    def _after_index(self, project: str, rows: list[Any], vectors: Any) -> None:
+class Conflicts:
+    """Detection after indexing (`after_index`, the indexer's callback), conflicts, resolve
+    (superseding through `supersede`, the writes' own), check_pair."""
+
+    def __init__(
+        self,
+        units: Units,
+        search: SearchQueries,
+        clock: Clock,
+        index: VectorIndex | None,
+        models: ModelRuntime | None,
+        indexing: Indexing,
+        announcer: Announcer,
+        *,
+        auto_supersede: bool,
+        supersede: Callable[[protocol.SupersedeParams], protocol.SupersedeResult],
+    ) -> None:
+        self.units = units
+        self.search = search
+        self.clock = clock
+        self.index = index
+        self.models = models
+        self.indexing = indexing
+        self.announcer = announcer
+        self.auto_supersede = auto_supersede
+        self.supersede = supersede
+
+    def after_index(self, project: str, rows: list[Any], vectors: Any) -> None:
         """Runs on the indexer thread for a batch of new memories: detect, record (one unit
         of work for the batch: one commit, not one a memory), tell (one `memory/conflicts`
         notification per memory that got new pairs, with all of its open pairs: the fronts
         need not ask again)."""
-        detector = Detector(self.storage.search, self.index, self.clock())
+        detector = Detector(self.search, self.index, self.clock())
         found = [(row, f) for row, f in zip(rows, detector.detect_all(rows, vectors)) if f]
         if found:
             self._record_findings(project, found)
@@ -32,7 +61,7 @@ class ConflictOps(Notes):
     def _record_findings(self, project: str, found: list[tuple[Any, list[Finding]]]) -> None:
         now = self.clock()
         written: list[tuple[Any, list[Finding]]] = []
-        with self._write(project) as tx:
+        with self.units.write(project) as tx:
             for row, findings in found:
                 if tx.memories.fetch(row["id"]) is None:
                     continue  # forgotten meanwhile
@@ -53,9 +82,7 @@ class ConflictOps(Notes):
                     written.append((row, mine))
         for row, mine in written:
             for f in mine:
-                if self.settings.auto_supersede and resolver.proposes_supersede(
-                    f.verdict, f.newer, f.older
-                ):
+                if self.auto_supersede and resolver.proposes_supersede(f.verdict, f.newer, f.older):
                     try:
                         self.resolve(
                             protocol.ResolveParams(
@@ -68,9 +95,9 @@ class ConflictOps(Notes):
                         )
                     except MemlsError as exc:
                         log.warning("auto supersede failed: %s", exc)
-            if self.listeners:  # nobody to tell: no need to read the pairs back
+            if self.announcer.listeners:  # nobody to tell: no need to read the pairs back
                 pairs = self.conflicts(protocol.ConflictsParams(project=project, id=row["id"]))
-                self._notify(
+                self.announcer.notify(
                     "memory/conflicts",
                     protocol.ConflictsNotification(
                         project=project, id=row["id"], conflicts=pairs.conflicts
@@ -100,7 +127,7 @@ class ConflictOps(Notes):
     def conflicts(self, params: protocol.ConflictsParams) -> protocol.ConflictsResult:
         """Detected contradictions of the project (one entry per pair)."""
         project = project_key(params.project)
-        with self._read(project) as tx:
+        with self.units.read(project) as tx:
             edges = tx.conflicts.listed(
                 status=params.status,
                 limit=params.limit,
@@ -125,11 +152,11 @@ class ConflictOps(Notes):
     def resolve(self, params: protocol.ResolveParams) -> protocol.ResolveResult:
         """Dismiss (remembered by content), resolve, or supersede the older by the newer."""
         project = project_key(params.project)
-        note = self._text(params.note, "note", required=False)
+        note = checked_text(params.note, "note", required=False)
         now = self.clock()
-        with self._write(project) as tx:
-            a = self._require(tx, params.a, "a")
-            b = self._require(tx, params.b, "b")
+        with self.units.write(project) as tx:
+            a = require(tx, params.a, "a")
+            b = require(tx, params.b, "b")
             edge = tx.conflicts.pair(a["id"], b["id"])
             if edge is None:
                 raise NotFound(f"no contradiction between {a['id']} and {b['id']}", field="b")
@@ -154,14 +181,14 @@ class ConflictOps(Notes):
             conflict = self._conflict(
                 tx, tx.conflicts.existing_pair(detail["newer"], detail["older"])
             )
-        self._kick()
-        self._changed(project, "resolve", [detail["newer"], detail["older"]])
+        self.indexing.kick()
+        self.announcer.changed(project, "resolve", [detail["newer"], detail["older"]])
         return protocol.ResolveResult(project=project, conflict=conflict)
 
     def check_pair(self, params: protocol.CheckPairParams) -> protocol.Verdict:
         """The verdict for one pair of texts, gated by the embedder's cosine when it runs."""
-        new = self._text(params.new, "new")
-        existing = self._text(params.existing, "existing")
+        new = checked_text(params.new, "new")
+        existing = checked_text(params.existing, "existing")
         assert new is not None and existing is not None
         cosine = None
         if self.models is not None:

@@ -10,7 +10,8 @@ from urllib.parse import unquote
 import msgspec
 
 from memls import protocol, secrets, textnorm
-from memls.engine.writes import Writes
+from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text
+from memls.engine.writes import clear_tombstone, insert
 from memls.notes import NoteFacts, index, note_facts, parse, resolve_ref
 from memls.scope import project_key
 from memls.store.unit import Tx
@@ -75,7 +76,18 @@ def _redacted(unit: Any) -> Any:
     return msgspec.structs.replace(unit, text=text, key=textnorm.canonical_hash(text))
 
 
-class Notes(Writes):
+class Notes:
+    """sync_note: a note file's units kept in step with its text, its facts and the
+    project's note links recorded."""
+
+    def __init__(
+        self, units: Units, clock: Clock, indexing: Indexing, announcer: Announcer
+    ) -> None:
+        self.units = units
+        self.clock = clock
+        self.indexing = indexing
+        self.announcer = announcer
+
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         """Make the project's memories from one note file match its text: new units stored,
         vanished units forgotten (reason source_removed), moved units re-ranged. The note is
@@ -83,7 +95,7 @@ class Notes(Writes):
         unit's section and claim flag and the note's facts are recorded (schema 6), and the
         project's links between notes resolved again."""
         project = project_key(params.project)
-        uri = self._text(params.uri, "uri")
+        uri = checked_text(params.uri, "uri")
         assert uri is not None
         units = parse(params.text, default_type=params.default_type) if params.text else []
         found = note_secrets(params.text or "")
@@ -95,7 +107,7 @@ class Notes(Writes):
         moved: list[str] = []
         shared: list[str] = []
         unchanged = 0
-        with self._write(project) as tx:
+        with self.units.write(project) as tx:
             existing = {row["canonical_hash"]: row for row in tx.memories.active_by_source(uri)}
             wanted = index(units)
             for key, unit in wanted.items():
@@ -115,8 +127,8 @@ class Notes(Writes):
                 if other is not None:
                     shared.append(other["id"])
                     continue
-                self._clear_tombstone(tx, key, now, force=True)
-                memory_id = self._insert(
+                clear_tombstone(tx, key, now, force=True)
+                memory_id = insert(
                     tx,
                     unit.text,
                     unit.type,
@@ -134,9 +146,9 @@ class Notes(Writes):
                     tx.forget(row, "source_removed", now)
                     removed.append(row["id"])
             relinked = self._record_facts(tx, uri, params.text or "", bool(units), now)
-        self._kick()
-        self._changed(project, "sync", added + removed + moved)
-        self._changed(project, "links", relinked)  # the first units of the notes concerned
+        self.indexing.kick()
+        self.announcer.changed(project, "sync", added + removed + moved)
+        self.announcer.changed(project, "links", relinked)  # the first units of the notes concerned
         return protocol.SyncNoteResult(
             project=project,
             uri=uri,

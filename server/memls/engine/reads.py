@@ -4,24 +4,55 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import msgspec
 
 from memls import protocol, timeutil
-from memls.engine.core import EngineCore
-from memls.retrieval.pipeline import Retriever
-from memls.scope import Visibility, project_key
+from memls.engine.cache import QueryCache
+from memls.engine.shared import Clock, Units, checked_text, fetch_memory
+from memls.index.chroma import VectorIndex
+from memls.models import ModelRuntime
+from memls.retrieval.pipeline import RetrievalConfig, Retriever
+from memls.scope import USER_PROJECT, Visibility, project_key
+from memls.store.unit import Store
 
 
-class Reads(EngineCore):
+class Reads:
+    """get, list, query (through the query cache), forgotten, audit, stats."""
+
+    def __init__(
+        self,
+        units: Units,
+        storage: Store,
+        clock: Clock,
+        cache: QueryCache,
+        retrieval: RetrievalConfig,
+        index: VectorIndex | None,
+        models: ModelRuntime | None,
+        *,
+        directory: Path,
+        degraded: Callable[[], list[str]],
+    ) -> None:
+        self.units = units
+        self.storage = storage
+        self.clock = clock
+        self.cache = cache
+        self.retrieval = retrieval
+        self.index = index
+        self.models = models
+        self.directory = directory
+        self.degraded = degraded
+
     def get(self, params: protocol.GetParams) -> protocol.Memory:
         project = project_key(params.project)
-        with self._read(project) as tx:
-            return self._memory(tx, params.id)
+        with self.units.read(project) as tx:
+            return fetch_memory(tx, params.id)
 
     def list(self, params: protocol.ListParams) -> protocol.ListResult:
         project = project_key(params.project)
-        with self._read(project) as tx:
+        with self.units.read(project) as tx:
             rows = tx.memories.listed(
                 status=params.status,
                 trust=params.trust,
@@ -65,7 +96,7 @@ class Reads(EngineCore):
         """A query as the pipeline and the cache see it: its project and depth filled in, the
         text checked, and what it may see."""
         project = project_key(params.project)
-        self._text(params.query, "query")
+        checked_text(params.query, "query")
         params = msgspec.structs.replace(params, project=project, depth=self.depth_of(params))
         seen = self.visibility(
             project,
@@ -75,6 +106,25 @@ class Reads(EngineCore):
             types=params.types,
         )
         return params, seen
+
+    def visibility(
+        self,
+        project: str,
+        *,
+        valid_at: str | None,
+        as_of: str | None,
+        include_user: bool,
+        types: Iterable[str] | None = None,
+    ) -> Visibility:
+        """What a read of `project` may see now (valid at / as of, with @user or not)."""
+        projects = (project, USER_PROJECT) if include_user else (project,)
+        return Visibility(
+            projects=projects,
+            now=self.clock(),
+            valid_at=timeutil.parse_ts(valid_at, field="validAt") if valid_at else None,
+            as_of=timeutil.parse_ts(as_of, field="asOf") if as_of else None,
+            types=tuple(types) if types else None,
+        )
 
     def depth_of(self, params: protocol.QueryParams) -> protocol.Depth:
         """How much work a query buys: its `depth`; else its mode's (interactive ->
@@ -100,7 +150,7 @@ class Reads(EngineCore):
             return None
         moments = []
         for project in seen.projects:
-            with self._read(project) as tx:
+            with self.units.read(project) as tx:
                 moment = tx.memories.next_validity_change(seen.now)
             if moment is not None:
                 moments.append(timeutil.to_micros(moment))
@@ -108,7 +158,7 @@ class Reads(EngineCore):
 
     def forgotten(self, params: protocol.ForgottenParams) -> protocol.ForgottenResult:
         project = project_key(params.project)
-        with self._read(project) as tx:
+        with self.units.read(project) as tx:
             rows = tx.forgetting.entries(params.reason, params.limit)
         return protocol.ForgottenResult(
             project=project, entries=[protocol.ForgetEntry(**dict(row)) for row in rows]
@@ -117,7 +167,7 @@ class Reads(EngineCore):
     def audit(self, params: protocol.AuditParams) -> protocol.AuditResult:
         project = project_key(params.project)
         memory_id = params.id.strip() if params.id is not None else None
-        with self._read(project) as tx:
+        with self.units.read(project) as tx:
             rows = tx.audit_log.entries(memory_id, params.limit)
         entries = [
             protocol.AuditEntry(
@@ -130,7 +180,7 @@ class Reads(EngineCore):
 
     def stats(self, params: protocol.StatsParams) -> protocol.StatsResult:
         project = project_key(params.project)
-        with self._read(project) as tx:
+        with self.units.read(project) as tx:
             by_status = tx.memories.counts("status")
             by_trust = tx.memories.counts("trust")
             return protocol.StatsResult(

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, cast
 
 from memls import lifecycle, protocol
-from memls.engine.reads import Reads
+from memls.engine.shared import (
+    Announcer,
+    Clock,
+    Indexing,
+    Units,
+    checked_text,
+    fetch_memory,
+    require,
+)
 from memls.errors import InvalidInput
 from memls.scope import project_key
 from memls.store.unit import Tx
@@ -13,7 +22,25 @@ from memls.store.unit import Tx
 Cause = Literal["approve", "reject", "restore", "feedback"]
 
 
-class Review(Reads):
+class Review:
+    """feedback and review; the review queue is listed through `list_memories` (the reads'
+    `list`)."""
+
+    def __init__(
+        self,
+        units: Units,
+        clock: Clock,
+        indexing: Indexing,
+        announcer: Announcer,
+        *,
+        list_memories: Callable[[protocol.ListParams], protocol.ListResult],
+    ) -> None:
+        self.units = units
+        self.clock = clock
+        self.indexing = indexing
+        self.announcer = announcer
+        self.list_memories = list_memories
+
     def _transition(
         self, tx: Tx, memory_id: str, old: str, new: str, cause: str, note: str | None, at: str
     ) -> protocol.TrustTransition:
@@ -32,10 +59,10 @@ class Review(Reads):
 
     def feedback(self, params: protocol.FeedbackParams) -> protocol.FeedbackResult:
         project = project_key(params.project)
-        query = self._text(params.query, "query", required=False)
+        query = checked_text(params.query, "query", required=False)
         now = self.clock()
-        with self._write(project) as tx:
-            row = self._require(tx, params.id)
+        with self.units.write(project) as tx:
+            row = require(tx, params.id)
             delta = lifecycle.SIGNAL_DELTA[params.signal]
             score = row["feedback_score"] + delta
             tx.memories.set_feedback_score(row["id"], score)
@@ -47,8 +74,8 @@ class Review(Reads):
                 transition = self._transition(
                     tx, row["id"], row["trust"], target, "feedback", None, now
                 )
-        self._kick()
-        self._changed(project, "feedback", [row["id"]])
+        self.indexing.kick()
+        self.announcer.changed(project, "feedback", [row["id"]])
         return protocol.FeedbackResult(
             project=project,
             id=row["id"],
@@ -61,21 +88,23 @@ class Review(Reads):
     def review(self, params: protocol.ReviewParams) -> protocol.ReviewResult:
         project = project_key(params.project)
         if params.action == "list":
-            listed = self.list(protocol.ListParams(project=project, trust=params.state, limit=1000))
+            listed = self.list_memories(
+                protocol.ListParams(project=project, trust=params.state, limit=1000)
+            )
             return protocol.ReviewResult(project=project, action="list", memories=listed.memories)
-        note = self._text(params.note, "note", required=False)
+        note = checked_text(params.note, "note", required=False)
         now = self.clock()
-        with self._write(project) as tx:
+        with self.units.write(project) as tx:
             if params.id is None:
                 raise InvalidInput(f"review {params.action} needs a memory id", field="id")
-            row = self._require(tx, params.id)
+            row = require(tx, params.id)
             target = lifecycle.review_target(params.action, row["trust"], row["id"])
             transition = self._transition(
                 tx, row["id"], row["trust"], target, params.action, note, now
             )
-            memory = self._memory(tx, row["id"])
-        self._kick()
-        self._changed(project, "review", [memory.id])
+            memory = fetch_memory(tx, row["id"])
+        self.indexing.kick()
+        self.announcer.changed(project, "review", [memory.id])
         return protocol.ReviewResult(
             project=project, action=params.action, memories=[memory], transition=transition
         )

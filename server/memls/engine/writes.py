@@ -1,4 +1,5 @@
-"""Writing memories: store (tombstones, dedup), supersede, forget."""
+"""Writing memories: store (tombstones, dedup), supersede, forget; and the two steps of a
+store that note syncing shares (`clear_tombstone`, `insert`)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,49 @@ from typing import Any
 
 from memls import protocol, secrets, textnorm, timeutil
 from memls.dedup.lookup import NearDuplicates
-from memls.engine.core import EngineCore
+from memls.engine.shared import (
+    Announcer,
+    Clock,
+    Indexing,
+    Units,
+    checked_text,
+    fetch_memory,
+    require,
+)
 from memls.errors import InvalidInput, Refused
 from memls.scope import project_key
 from memls.store.unit import Tx
 
 
-class Writes(EngineCore):
+class Writes:
+    """store, supersede, forget: each one unit of work, then the indexer kicked and the
+    fronts told. A store's text is checked for secrets (refused, or redacted when asked or
+    when `redact` is the setting: [privacy] secrets = "redact"), and a restatement of a
+    memory of the same type is answered with that memory (`near`, None: exact duplicates
+    only)."""
+
+    def __init__(
+        self,
+        units: Units,
+        clock: Clock,
+        indexing: Indexing,
+        announcer: Announcer,
+        *,
+        near: NearDuplicates | None = None,
+        redact: bool = False,
+    ) -> None:
+        self.units = units
+        self.clock = clock
+        self.indexing = indexing
+        self.announcer = announcer
+        self.near = near
+        self.redact = redact
+
     def store(self, params: protocol.StoreParams) -> protocol.StoreResult:
         project = project_key(params.project)
-        text = self._text(params.text, "text")
+        text = checked_text(params.text, "text")
         assert text is not None
-        text = secrets.screen(text, "text", redact_it=self._redacting(params.redact))
+        text = secrets.screen(text, "text", redact_it=params.redact or self.redact)
         now = self.clock()
         valid_from = (
             timeutil.parse_ts(params.valid_from, field="validFrom") if params.valid_from else now
@@ -30,10 +62,10 @@ class Writes(EngineCore):
         if valid_until is not None and valid_until < valid_from:
             raise InvalidInput("must not be before validFrom", field="validUntil")
         canonical = textnorm.canonical_hash(text)
-        with self._write(project) as tx:
+        with self.units.write(project) as tx:
             if params.derived_from:
-                self._require(tx, params.derived_from, "derivedFrom")
-            cleared = self._clear_tombstone(tx, canonical, now, force=params.force)
+                require(tx, params.derived_from, "derivedFrom")
+            cleared = clear_tombstone(tx, canonical, now, force=params.force)
             existing = tx.memories.active_by_canonical(canonical)
             if existing is not None and existing["trust"] == "rejected":
                 raise Refused(
@@ -41,23 +73,23 @@ class Writes(EngineCore):
                     "(review restore) to use it again",
                     field="text",
                 )
-            duplicate: bool | str = existing is not None
-            if existing is None and not params.force:
-                near = self._near_duplicates().find(project, text, params.type, now)
-                existing = tx.memories.existing(near) if near is not None else None
-                duplicate = "near" if existing is not None else False
+            near = False
+            if existing is None and not params.force and self.near is not None:
+                found = self.near.find(project, text, params.type, now)
+                existing = tx.memories.existing(found) if found is not None else None
+                near = existing is not None
             if existing is not None:
                 tx.memories.seen_again(existing["id"], now)
-                memory = self._memory(tx, existing["id"])
+                memory = fetch_memory(tx, existing["id"])
                 return protocol.StoreResult(
                     id=memory.id,
                     project=project,
                     created=False,
-                    duplicate="near" if duplicate == "near" else True,
+                    duplicate="near" if near else True,
                     memory=memory,
                     tombstone_cleared=cleared,
                 )
-            memory_id = self._insert(
+            memory_id = insert(
                 tx,
                 text,
                 params.type,
@@ -69,9 +101,9 @@ class Writes(EngineCore):
                 derived_from=params.derived_from,
                 canonical=canonical,
             )
-            memory = self._memory(tx, memory_id)
-        self._kick()
-        self._changed(project, "store", [memory_id])
+            memory = fetch_memory(tx, memory_id)
+        self.indexing.kick()
+        self.announcer.changed(project, "store", [memory_id])
         return protocol.StoreResult(
             id=memory_id,
             project=project,
@@ -81,69 +113,12 @@ class Writes(EngineCore):
             tombstone_cleared=cleared,
         )
 
-    def _redacting(self, asked: bool) -> bool:
-        """Redact secrets instead of refusing: asked by the request or by the settings
-        ([privacy] secrets = "redact")."""
-        return asked or self.settings.secrets == "redact"
-
-    def _near_duplicates(self) -> NearDuplicates:
-        return NearDuplicates(self.storage.search, self.index, self.models)
-
-    def _clear_tombstone(self, tx: Tx, canonical: str, now: str, *, force: bool) -> bool:
-        """Forgotten content comes back only with force (refused, naming why, otherwise);
-        clearing its tombstone is audited. True when a tombstone was cleared."""
-        tomb = tx.tombstones.find(canonical)
-        if tomb is None:
-            return False
-        if not force:
-            raise Refused(
-                f"this content was forgotten on {tomb['at']} (reason {tomb['reason']}, "
-                f"memory {tomb['memory_id']}); store it with force to keep it again",
-                field="text",
-            )
-        tx.tombstones.clear(canonical)
-        tx.audit("tombstone_cleared", tomb["memory_id"], now, reason=tomb["reason"])
-        return True
-
-    @staticmethod
-    def _insert(
-        tx: Tx,
-        text: str,
-        type_: str,
-        valid_from: str,
-        valid_until: str | None,
-        now: str,
-        *,
-        canonical: str,
-        source_uri: str | None = None,
-        source_range: str | None = None,
-        derived_from: str | None = None,
-    ) -> str:
-        """One new row + its outbox row + audit, inside the caller's transaction."""
-        memory_id = tx.memories.insert(
-            content=text,
-            type_=type_,
-            valid_from=valid_from,
-            valid_until=valid_until,
-            recorded_at=now,
-            content_hash=textnorm.content_hash(text),
-            canonical=canonical,
-            source_uri=source_uri,
-            source_range=source_range,
-            derived_from=derived_from,
-        )
-        if derived_from:
-            tx.edges.add(memory_id, derived_from, "derived_from", now)
-        tx.outbox.enqueue(memory_id, "index", now)
-        tx.audit("store", memory_id, now, type=type_, canonicalHash=canonical)
-        return memory_id
-
     def supersede(self, params: protocol.SupersedeParams) -> protocol.SupersedeResult:
         project = project_key(params.project)
         now = self.clock()
-        with self._write(project) as tx:
-            old = self._require(tx, params.old, "old")
-            new = self._require(tx, params.by, "by")
+        with self.units.write(project) as tx:
+            old = require(tx, params.old, "old")
+            new = require(tx, params.by, "by")
             self._check_supersede(old, new)
             until = new["valid_from"]
             if old["valid_until"] is not None and old["valid_until"] < until:
@@ -156,8 +131,8 @@ class Writes(EngineCore):
             old_m, new_m = tx.records(
                 [tx.memories.existing(old["id"]), tx.memories.existing(new["id"])]
             )
-        self._kick()
-        self._changed(project, "supersede", [old_m.id, new_m.id])
+        self.indexing.kick()
+        self.announcer.changed(project, "supersede", [old_m.id, new_m.id])
         return protocol.SupersedeResult(project=project, old=old_m, new=new_m)
 
     @staticmethod
@@ -178,9 +153,59 @@ class Writes(EngineCore):
     def forget(self, params: protocol.ForgetParams) -> protocol.ForgetResult:
         project = project_key(params.project)
         now = self.clock()
-        with self._write(project) as tx:
-            row = self._require(tx, params.id)
+        with self.units.write(project) as tx:
+            row = require(tx, params.id)
             tx.forget(row, params.reason, now)
-        self._kick()
-        self._changed(project, "forget", [row["id"]])
+        self.indexing.kick()
+        self.announcer.changed(project, "forget", [row["id"]])
         return protocol.ForgetResult(project=project, id=row["id"], reason=params.reason, at=now)
+
+
+def clear_tombstone(tx: Tx, canonical: str, now: str, *, force: bool) -> bool:
+    """Forgotten content comes back only with force (refused, naming why, otherwise);
+    clearing its tombstone is audited. True when a tombstone was cleared."""
+    tomb = tx.tombstones.find(canonical)
+    if tomb is None:
+        return False
+    if not force:
+        raise Refused(
+            f"this content was forgotten on {tomb['at']} (reason {tomb['reason']}, "
+            f"memory {tomb['memory_id']}); store it with force to keep it again",
+            field="text",
+        )
+    tx.tombstones.clear(canonical)
+    tx.audit("tombstone_cleared", tomb["memory_id"], now, reason=tomb["reason"])
+    return True
+
+
+def insert(
+    tx: Tx,
+    text: str,
+    type_: str,
+    valid_from: str,
+    valid_until: str | None,
+    now: str,
+    *,
+    canonical: str,
+    source_uri: str | None = None,
+    source_range: str | None = None,
+    derived_from: str | None = None,
+) -> str:
+    """One new row + its outbox row + audit, inside the caller's transaction."""
+    memory_id = tx.memories.insert(
+        content=text,
+        type_=type_,
+        valid_from=valid_from,
+        valid_until=valid_until,
+        recorded_at=now,
+        content_hash=textnorm.content_hash(text),
+        canonical=canonical,
+        source_uri=source_uri,
+        source_range=source_range,
+        derived_from=derived_from,
+    )
+    if derived_from:
+        tx.edges.add(memory_id, derived_from, "derived_from", now)
+    tx.outbox.enqueue(memory_id, "index", now)
+    tx.audit("store", memory_id, now, type=type_, canonicalHash=canonical)
+    return memory_id
