@@ -11,6 +11,7 @@ opens the parts it owns, `compose` builds the use cases from them, and `Engine` 
     conflicts.py  Conflicts  detection after indexing, conflicts, resolve, check_pair
     admin.py      Admin      health, doctor, reindex, maintain, dead_letters
     transfers.py  Transfers  ingest, export, import_
+    privacy.py    StoredSecrets  doctor's look for secrets older versions stored, and repair
     shared.py     what they share: the units of work as the acting front, the listeners, the
                   indexing (indexer + worker), the input checks
     compose.py    which use case gets which part
