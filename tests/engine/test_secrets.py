@@ -126,3 +126,18 @@ def test_doctor_finds_and_repairs_secrets_an_older_version_stored(engine):
     assert not [problem for problem in again.problems if "secret" in problem]
     audit = engine.db.read("SELECT op, detail FROM audit WHERE memory_id = ?", (leaky,))
     assert ("redact", json.dumps({"kinds": ["aws-access-key"]})) in [tuple(r) for r in audit]
+
+
+def test_doctor_finds_and_repairs_a_secret_in_the_forgetting_log(engine):
+    gone = store(engine, "Placeholder for the deploy token").id
+    with engine.db.transaction() as conn:  # an older version's row, then forgotten
+        conn.execute("UPDATE memories SET content = ? WHERE id = ?", (f"deploy uses {AWS}", gone))
+    engine.forget(p.ForgetParams(id=gone, reason="user_deleted", project="alpha"))
+    found = engine.doctor(p.DoctorParams(project="alpha", secrets=True))
+    assert [(s.id, s.kind, s.place) for s in found.secrets] == [
+        (gone, "aws-access-key", "forgetting_log")
+    ]
+    fixed = engine.doctor(p.DoctorParams(project="alpha", secrets=True, repair=True))
+    assert fixed.redacted == [gone]
+    (entry,) = engine.forgotten(p.ForgottenParams(project="alpha")).entries
+    assert entry.preview == "deploy uses [REDACTED:aws-access-key]"

@@ -173,6 +173,7 @@ export interface StoredSecret {
   id: string;
   kind: string;
   line: number;
+  place?: "forgetting_log" | "memory";
 }
 /**
  * Why a result scored what it did.

@@ -1,6 +1,7 @@
-"""Secrets that older versions stored: found in a project's memories (doctor --secrets) and
-redacted on request (--repair), in one unit of work: the text, its hashes, the index copy
-(re-queued) and an audit entry that names the kinds, never the secret."""
+"""Secrets that older versions stored: found in a project's memories and in the previews the
+forgetting log keeps of forgotten ones (doctor --secrets), and redacted on request (--repair),
+in one unit of work: the text, its hashes, the index copy (re-queued) and an audit entry that
+names the kinds, never the secret."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class StoredSecrets:
         """(every secret found, the memories redacted: none unless `repair`)."""
         with self.units.read(project) as tx:
             rows = tx.memories.with_content()
+            previews = tx.forgetting.previews()
         hits: dict[str, tuple[str, list[secrets.Finding]]] = {}
         found: list[protocol.StoredSecret] = []
         for row in rows:
@@ -37,10 +39,28 @@ class StoredSecrets:
                         id=row["id"], kind=f.kind, line=f.line + 1, column=f.start - line_start + 1
                     )
                 )
-        if not repair or not hits:
+        logged: dict[int, str] = {}
+        for entry in previews:
+            findings = secrets.find(entry["preview"])
+            if not findings:
+                continue
+            logged[entry["seq"]] = secrets.redact(entry["preview"], findings)
+            found += [
+                protocol.StoredSecret(
+                    id=entry["memory_id"],
+                    kind=f.kind,
+                    line=f.line + 1,
+                    column=f.start - (entry["preview"].rfind("\n", 0, f.start) + 1) + 1,
+                    place="forgetting_log",
+                )
+                for f in findings
+            ]
+        if not repair or not (hits or logged):
             return found, []
         now = self.clock()
         with self.units.write(project) as tx:
+            for seq, preview in logged.items():
+                tx.forgetting.set_preview(seq, preview)
             for memory_id, (content, findings) in hits.items():
                 clean = secrets.redact(content, findings)
                 canonical = textnorm.canonical_hash(clean)
@@ -56,4 +76,4 @@ class StoredSecrets:
                 tx.outbox.enqueue(memory_id, "index", now)
         self.indexing.kick()
         self.announcer.changed(project, "redact", list(hits))
-        return found, list(hits)
+        return found, list(dict.fromkeys([*hits, *(f.id for f in found if f.place != "memory")]))

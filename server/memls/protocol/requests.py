@@ -250,6 +250,8 @@ class StoredSecret(Wire):
     kind: str
     line: int  # 1-based, in the memory's text
     column: int  # 1-based
+    # where: the memory's text, or the preview the forgetting log keeps of a forgotten one
+    place: Literal["memory", "forgetting_log"] = "memory"
 
 
 class DoctorResult(Wire):
