@@ -200,7 +200,11 @@ def doctor(
             f"{name}: {status.get('state')} {status.get('path') or ''} "
             f"{status.get('error') or ''}".rstrip()
         )
-    lines += [f"secret: {x.id} {x.kind} at line {x.line}, column {x.column}" for x in r.secrets]
+    lines += [
+        f"secret: {x.id} {x.kind} at line {x.line}, column {x.column}"
+        + (" (its forgetting log preview)" if x.place == "forgetting_log" else "")
+        for x in r.secrets
+    ]
     lines += [f"redacted: {memory_id}" for memory_id in redacted]
     lines += [f"problem: {x}" for x in r.problems] or ["ok"]
     _emit(r, as_json, "\n".join(lines))
