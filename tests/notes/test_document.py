@@ -15,7 +15,7 @@ from memls.notes import (
     resolve_ref,
     section_of,
 )
-from memls.notes.document import section_kind
+from memls.notes.sections import section_kind
 
 ADR = """\
 # 18. Dedicated ingress controllers

@@ -4,7 +4,8 @@ neighbouring units. Pure functions over made-up candidates (the models are teste
 from __future__ import annotations
 
 from memls import protocol as p
-from memls.retrieval.pipeline import RetrievalConfig, _head, _lift, _order
+from memls.retrieval import context, rerank
+from memls.retrieval.tuning import RetrievalConfig
 
 CONFIG = RetrievalConfig(rerank_blend=0.0, lift_seeds=5)  # the logit alone orders the head
 
@@ -34,7 +35,7 @@ def ids(ordered) -> list[str]:
 def test_the_cross_encoder_orders_the_head_and_the_tail_keeps_its_place():
     head = [item("a", 0.9), item("b", 0.8), item("c", 0.7)]
     tail = [item("d", 0.6), item("e", 0.5)]
-    ordered = _order(head + tail, [-2.0, 5.0, 1.0], CONFIG)
+    ordered = rerank.order(head + tail, [-2.0, 5.0, 1.0], CONFIG)
     assert ids(ordered) == ["b", "c", "a", "d", "e"]
     assert [entry[3] for entry in ordered] == [True, True, True, False, False]
     scores = [entry[0] for entry in ordered]
@@ -44,17 +45,17 @@ def test_the_cross_encoder_orders_the_head_and_the_tail_keeps_its_place():
 def test_the_blend_lets_the_fused_score_break_near_ties_of_the_logits():
     head = [item("a", 0.9), item("b", 0.5), item("c", 0.4)]
     logits = [4.0, 4.2, -3.0]
-    assert ids(_order(head, logits, CONFIG))[:2] == ["b", "a"]
+    assert ids(rerank.order(head, logits, CONFIG))[:2] == ["b", "a"]
     blended = RetrievalConfig(rerank_blend=0.3)
-    ordered = _order(head, logits, blended)
+    ordered = rerank.order(head, logits, blended)
     assert ids(ordered) == ["a", "b", "c"]  # a logit far behind stays behind
     assert all(entry[0] > 1.0 for entry in ordered)  # the head stays above any tail score
-    assert ids(_order(head, [4.0, 9.0, -3.0], blended))[0] == "b"  # a clear logit wins
+    assert ids(rerank.order(head, [4.0, 9.0, -3.0], blended))[0] == "b"  # a clear logit wins
 
 
 def test_the_gate_keeps_the_fused_order_when_nothing_looks_like_an_answer():
     unique = [item("a", 0.9), item("b", 0.8), item("c", 0.7)]
-    ordered = _order(unique, [-9.0, -5.0, -8.0], CONFIG)
+    ordered = rerank.order(unique, [-9.0, -5.0, -8.0], CONFIG)
     assert ids(ordered) == ["a", "b", "c"]
     assert not any(entry[3] for entry in ordered)
 
@@ -68,17 +69,19 @@ def test_the_best_hits_lift_their_next_units_in_the_same_source():
         item("middling", 0.8),
     ]
     logits = [6.0, -8.0, -8.0, -8.0, 1.0]
-    lifted = _lift(head, logits, CONFIG)
+    lifted = context.lift(head, logits, CONFIG)
     assert lifted == {"after": (6.0 - CONFIG.lift_margin, "answer")}
-    ordered = _order(head, logits, CONFIG, lifted)
+    ordered = rerank.order(head, logits, CONFIG, lifted)
     assert ids(ordered)[:3] == ["answer", "after", "middling"]
 
 
 def test_a_lift_never_lowers_a_score_and_can_be_switched_off():
     head = [item("answer", 0.9, "doc", 10), item("strong-neighbour", 0.5, "doc", 9)]
-    assert _lift(head, [6.0, 5.0], CONFIG) == {}
+    assert context.lift(head, [6.0, 5.0], CONFIG) == {}
     off = RetrievalConfig(lift_seeds=0)
-    assert _lift([item("a", 0.9, "doc", 1), item("b", 0.5, "doc", 2)], [6.0, -8.0], off) == {}
+    assert (
+        context.lift([item("a", 0.9, "doc", 1), item("b", 0.5, "doc", 2)], [6.0, -8.0], off) == {}
+    )
 
 
 def test_only_the_best_seeds_lift():
@@ -89,7 +92,7 @@ def test_only_the_best_seeds_lift():
         item("second", 0.8, "doc", 20),
         item("n2", 0.5, "doc", 21),
     ]
-    lifted = _lift(head, [7.0, -9.0, 6.0, -9.0], config)
+    lifted = context.lift(head, [7.0, -9.0, 6.0, -9.0], config)
     assert set(lifted) == {"n1"}
 
 
@@ -98,9 +101,9 @@ def test_a_head_below_the_top_reorders_only_its_window():
         item(name, score) for name, score in zip("abcdefg", (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3))
     ]
     config = RetrievalConfig(rerank_depth=3, rerank_start=2, rerank_relative=0.0)
-    at, head = _head(unique, p.QueryParams(query="q"), config, "default")
+    at, head = rerank.head(unique, p.QueryParams(query="q"), config, "default")
     assert at == 2 and [entry[3].id for entry in head] == ["c", "d", "e"]
-    ordered = _order(unique, [-1.0, 0.5, 3.0], config, None, at)
+    ordered = rerank.order(unique, [-1.0, 0.5, 3.0], config, None, at)
     # above the window: fused order, kept; the window by the logit; below: kept
     assert ids(ordered) == ["a", "b", "e", "d", "c", "f", "g"]
     assert [entry[3] for entry in ordered] == [False, False, True, True, True, False, False]
@@ -116,14 +119,14 @@ def test_the_margin_keeps_only_results_near_the_page_boundary():
     config = RetrievalConfig(
         rerank_depth=6, rerank_start=2, rerank_relative=0.0, rerank_anchor=5, rerank_margin=0.05
     )
-    at, head = _head(unique, p.QueryParams(query="q"), config, "default")
+    at, head = rerank.head(unique, p.QueryParams(query="q"), config, "default")
     assert at == 3 and [entry[3].id for entry in head] == ["m3", "m4", "m5"]
     # a request's own rerankDepth takes the top N, as before (no window, no margin)
-    at, head = _head(unique, p.QueryParams(query="q", rerank_depth=2), config, "default")
+    at, head = rerank.head(unique, p.QueryParams(query="q", rerank_depth=2), config, "default")
     assert at == 0 and [entry[3].id for entry in head] == ["m0", "m1"]
 
 
 def test_a_head_of_one_is_not_worth_a_pair():
     unique = [item("a", 0.9), item("b", 0.2)]
     config = RetrievalConfig(rerank_depth=2, rerank_start=0, rerank_relative=0.5)
-    assert _head(unique, p.QueryParams(query="q"), config, "default") == (0, [])
+    assert rerank.head(unique, p.QueryParams(query="q"), config, "default") == (0, [])

@@ -5,25 +5,13 @@ canonical hash, first wins); `matches(path, globs)` says which files are notes.
 No I/O, no clock: the watcher in the LSP front reads files and calls the engine.
 """
 
-from memls.notes.document import (
-    NoteFacts,
-    Ref,
-    comparable,
-    is_claim,
-    note_facts,
-    note_number,
-    resolve_ref,
-    section_of,
-)
+from memls.notes.document import NoteFacts, comparable, note_facts
 from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
-from memls.notes.parse import (
-    MAX_UNIT_CHARS,
-    Unit,
-    index,
-    infer_type,
-    parse,
-    split_lines,
-)
+from memls.notes.memory_type import infer_type
+from memls.notes.parse import MAX_UNIT_CHARS, Unit, index, parse
+from memls.notes.references import Ref, note_number, resolve_ref
+from memls.notes.scan import split_lines
+from memls.notes.sections import is_claim, section_of
 
 __all__ = [
     "NoteFacts",

@@ -36,12 +36,15 @@ bite (a small, forgiving subset of CommonMark + GFM; see the tests for examples)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import cast
 
 import msgspec
 
-from memls.notes.document import is_claim, section_of
+from memls.notes.blocks import Block
+from memls.notes.memory_type import infer_type
+from memls.notes.scan import dedent, indent_of, line_events, split_lines
+from memls.notes.sections import is_claim, section_of
 from memls.protocol import MEMORY_TYPES, MemoryType
 from memls.textnorm import canonical, canonical_hash
 
@@ -49,16 +52,12 @@ MAX_UNIT_CHARS = 8000
 """A unit's text is at most this long (the engine accepts 64 KiB; 8,000 characters is a
 memory, longer is a document). The source range still covers the whole block."""
 
-_EOL = re.compile(r"\r\n|\r|\n")
-_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
-_FENCE_CLOSE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*$")
 _ATX = re.compile(r"^(#{1,6})(?:[ \t]+(.*))?$")
 _ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _SETEXT = re.compile(r"^(=+|-+)[ \t]*$")
 _THEMATIC = re.compile(r"^([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _ITEM = re.compile(r"^[ \t]*([-*+]|(\d{1,9})[.)])(?:[ \t]+|$)")
 _TASK = re.compile(r"^\[[ xX]\](?:[ \t]+|$)")
-_TICKS = re.compile(r"`+")
 _DELIMITER = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
 # ---------------------------------------------------------------- types
@@ -76,7 +75,7 @@ class Unit(msgspec.Struct, frozen=True, kw_only=True):
     type: MemoryType
     key: str
     truncated: bool = False
-    #: The kind of section the unit sits in (`memls.notes.document.section_of`): "status",
+    #: The kind of section the unit sits in (`memls.notes.sections.section_of`): "status",
     #: "context", "options", "decision", "consequences", "update", "references" or "".
     section: str = ""
     #: Does the unit state something about the project? False for code blocks, tables, link
@@ -88,11 +87,6 @@ class Unit(msgspec.Struct, frozen=True, kw_only=True):
         return (self.start_line, self.start_char, self.end_line, self.end_char)
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines as an editor counts them: `\\r\\n`, `\\r` and `\\n` end a line."""
-    return _EOL.split(text)
-
-
 def index(units: Iterable[Unit]) -> dict[str, Unit]:
     """Units by key, the first of each key kept."""
     out: dict[str, Unit] = {}
@@ -101,149 +95,7 @@ def index(units: Iterable[Unit]) -> dict[str, Unit]:
     return out
 
 
-# ---------------------------------------------------------------- memory type
-
-_LABELS = {
-    "decision": "decision",
-    "adr": "decision",
-    "convention": "convention",
-    "style": "convention",
-    "rule": "convention",
-    "preference": "preference",
-    "prefer": "preference",
-    "lesson": "lesson",
-    "gotcha": "lesson",
-    "pitfall": "lesson",
-    "caveat": "lesson",
-    "constraint": "constraint",
-    "fact": "fact",
-    "note": "note",
-}
-_LABEL = re.compile(r"^[*_\s]*(" + "|".join(_LABELS) + r")s?[*_\s]*[:：]", re.IGNORECASE)
-_HEADING_RULES = tuple(
-    (t, re.compile(p, re.IGNORECASE))
-    for t, p in (
-        ("decision", r"\b(decisions?|adrs?|decided)\b"),
-        ("lesson", r"\b(lessons?|learn(ed|ings?)|gotchas?|pitfalls?|caveats?|known issues?)\b"),
-        ("preference", r"\b(preferences?|prefer(s|red)?)\b"),
-        ("constraint", r"\b(constraints?|requirements?|must|never|don[’']?ts|do not|forbidden)\b"),
-        ("convention", r"\b(conventions?|style|rules?|guidelines?|standards?|practices?)\b"),
-        ("fact", r"\bfacts?\b"),
-    )
-)
-_TEXT_CUES = tuple(
-    (t, re.compile(p, re.IGNORECASE))
-    for t, p in (
-        ("constraint", r"^[*_\s]*(never|must|do not|don[’']?t|avoid)\b"),
-        ("preference", r"^[*_\s]*((we|i)\s+)?prefer(s|red)?\b"),
-        ("decision", r"^[*_\s]*(we\s+)?(decided|chose)\b"),
-        ("convention", r"^[*_\s]*always\b"),
-    )
-)
-
-
-def infer_type(text: str, headings: Iterable[str] = (), default: str = "note") -> str:
-    """An explicit label (`Gotcha: ...`) beats the nearest heading with a keyword, which beats
-    how the text starts (`Never ...`, `Prefer ...`); otherwise `default`."""
-    if m := _LABEL.match(text):
-        return _LABELS[m.group(1).lower()]
-    for heading in reversed(list(headings)):
-        for memory_type, rule in _HEADING_RULES:
-            if rule.search(heading):
-                return memory_type
-    for memory_type, rule in _TEXT_CUES:
-        if rule.match(text):
-            return memory_type
-    return default
-
-
-# ---------------------------------------------------------------- scanning
-
-
-def _indent(line: str) -> tuple[int, int]:
-    """(width with tab stops of 4, number of leading space/tab characters)."""
-    lead = len(line) - len(line.lstrip(" \t"))
-    return len(line[:lead].expandtabs(4)), lead
-
-
-def _dedent(line: str, columns: int) -> str:
-    lead = len(line) - len(line.lstrip(" \t"))
-    prefix = line[:lead].expandtabs(4)
-    return (prefix[min(columns, len(prefix)) :] + line[lead:]).rstrip()
-
-
-def _front_matter_end(lines: list[str]) -> int:
-    if lines[0].strip() != "---":
-        return 0
-    for j in range(1, len(lines)):
-        if lines[j].rstrip() in ("---", "..."):
-            return j + 1
-    return 0
-
-
-def _events(lines: list[str]) -> Iterator[tuple[str, int, int]]:
-    """("blank"|"line", i, i) per line and ("fence", first, last) per fenced block; front
-    matter and HTML comment lines come out as blank."""
-    n, i = len(lines), _front_matter_end(lines)
-    while i < n:
-        line = lines[i]
-        fence = _FENCE_OPEN.match(line)
-        if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-            run = fence.group(1)
-            j = i + 1
-            while j < n:
-                close = _FENCE_CLOSE.match(lines[j])
-                if close and close.group(1)[0] == run[0] and len(close.group(1)) >= len(run):
-                    break
-                j += 1
-            yield ("fence", i, min(j, n - 1))
-            i = j + 1
-            continue
-        body = line.lstrip(" \t")
-        if body.startswith("<!--"):
-            end = body.find("-->", 2)
-            if end < 0 or not body[end + 3 :].strip():  # a comment block, not inline
-                j = i
-                while end < 0 and j + 1 < n:
-                    j += 1
-                    end = lines[j].find("-->")
-                for k in range(i, (j if end >= 0 else n - 1) + 1):
-                    yield ("blank", k, k)
-                i = (j if end >= 0 else n - 1) + 1
-                continue
-        yield ("line" if line.strip() else "blank", i, i)
-        i += 1
-
-
-def _strip_comments(prose: str) -> str:
-    """Remove `<!-- ... -->` (and the blanks before it), leaving code spans alone. Each find
-    moves forward; a backtick run that never closes is searched once per distinct length."""
-    comment = prose.find("<!--")
-    if comment < 0:
-        return prose
-    out: list[str] = []
-    i, tick = 0, prose.find("`")
-    while True:
-        if 0 <= tick < i:
-            tick = prose.find("`", i)
-        if comment < i:
-            comment = prose.find("<!--", i)
-        if comment < 0:
-            out.append(prose[i:])
-            return "".join(out)
-        if 0 <= tick < comment:  # a code span first: copy it through unchanged
-            run = _TICKS.match(prose, tick).end() - tick  # type: ignore[union-attr]
-            close = re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(prose, tick + run)
-            stop = close.end() if close else tick + run
-            out.append(prose[i:stop])
-            i = stop
-            continue
-        end = prose.find("-->", comment + 2)
-        if end < 0:  # unclosed: nothing after it can close either
-            out.append(prose[i:])
-            return "".join(out)
-        out.append(prose[i:comment].rstrip(" \t"))
-        i = end + 3
+# ---------------------------------------------------------------- parsing
 
 
 def _truncate(text: str) -> tuple[str, bool]:
@@ -258,82 +110,17 @@ def _truncate(text: str) -> tuple[str, bool]:
     return cut.rstrip() + "…", True
 
 
-class _Block:
-    """A unit being built: rendered rows with their kind (text, quote, item, raw, code)."""
-
-    def __init__(
-        self,
-        kind: str,
-        line: int,
-        char: int,
-        headings: tuple[str, ...],
-        indent: int = 0,
-        content: int = 0,
-        quote: bool = False,
-    ) -> None:
-        self.kind, self.start_line, self.start_char = kind, line, char
-        self.end_line, self.headings = line, headings
-        self.indent, self.content, self.quote = indent, content, quote
-        self.rows: list[list[str]] = []  # a row is its soft-wrapped pieces, joined by spaces
-        self.kinds: list[str] = []
-        self.pending_blank = False  # items only: a blank line since the last row
-        self.lazy_ok = True  # items only: an unindented text line would continue the item
-        self.in_table = False  # items only: the last rows are a table
-        self.hard = False  # the last text row ended with a hard line break
-        self.titled = False  # headings[0] is the note's title, which names no section
-
-    def add(self, kind: str, row: str, line: int) -> None:
-        if self.pending_blank and self.rows:
-            self.rows.append([])
-            self.kinds.append("blank")
-        self.pending_blank = False
-        self.rows.append([row])
-        self.kinds.append(kind)
-        self.end_line = max(self.end_line, line)
-
-    def add_text(self, row: str, raw: str, line: int, quote: bool = False) -> None:
-        joinable = (
-            self.rows
-            and not self.pending_blank
-            and not self.hard
-            and not quote
-            and self.kinds[-1] in ("text", "quote", "item")
-        )
-        if joinable:
-            self.rows[-1].append(row.strip())
-            self.end_line = line
-        else:
-            self.add("quote" if quote else "text", row, line)
-        self.hard = raw.endswith("  ") or raw.endswith("\\")
-
-    def render(self) -> str:
-        out: list[str] = []
-        prose: list[str] = []
-        for pieces, kind in zip(self.rows, self.kinds):
-            row = " ".join(piece for piece in pieces if piece)
-            if kind == "code":
-                if prose:
-                    out.append(_strip_comments("\n".join(prose)))
-                    prose = []
-                out.append(row)
-            else:
-                prose.append(row)
-        if prose:
-            out.append(_strip_comments("\n".join(prose)))
-        return "\n".join(out).strip()
-
-
 class _Parser:
     def __init__(self, lines: list[str], default_type: str) -> None:
         self.lines, self.default_type = lines, default_type
         self.headings: list[tuple[int, str]] = []
-        self.cur: _Block | None = None
+        self.cur: Block | None = None
         self.units: list[Unit] = []
         self.title: tuple[int, str] | None = None  # the note's first heading, when level 1
         self.seen_heading = False
 
     def run(self) -> list[Unit]:
-        for event, first, last in _events(self.lines):
+        for event, first, last in line_events(self.lines):
             if event == "fence":
                 self.fence(first, last)
             elif event == "line":
@@ -360,10 +147,10 @@ class _Parser:
 
     # -- blocks
 
-    def new(self, kind: str, line: int, **extra: object) -> _Block:
+    def new(self, kind: str, line: int, **extra: object) -> Block:
         self.close()
-        char = _indent(self.lines[line])[1]
-        self.cur = _Block(kind, line, char, tuple(t for _, t in self.headings if t), **extra)  # type: ignore[arg-type]
+        char = indent_of(self.lines[line])[1]
+        self.cur = Block(kind, line, char, tuple(t for _, t in self.headings if t), **extra)  # type: ignore[arg-type]
         self.cur.titled = (
             bool(self.headings)
             and self.headings[0] == self.title
@@ -412,23 +199,23 @@ class _Parser:
         end = max(i for i in range(first, last + 1) if self.lines[i].strip())
         cur = self.cur
         if cur is not None and cur.kind == "item":
-            if not cur.pending_blank or _indent(lines[0])[0] > cur.indent:
+            if not cur.pending_blank or indent_of(lines[0])[0] > cur.indent:
                 for offset, line in enumerate(lines):
-                    cur.add("code", _dedent(line, cur.content), first + offset)
+                    cur.add("code", dedent(line, cur.content), first + offset)
                 cur.end_line = end
                 cur.lazy_ok = cur.in_table = False
                 return
         if cur is None or cur.kind == "item":
             cur = self.new("code", first)
-        width = _indent(lines[0])[0]
+        width = indent_of(lines[0])[0]
         for offset, line in enumerate(lines):
-            cur.add("code", _dedent(line, width), first + offset)
+            cur.add("code", dedent(line, width), first + offset)
         cur.end_line = end
         self.close()
 
     def line(self, i: int) -> None:
         raw = self.lines[i]
-        width, lead = _indent(raw)
+        width, lead = indent_of(raw)
         body = raw[lead:].rstrip()
         cur = self.cur
         if cur is not None and cur.kind == "item" and width > cur.indent:
@@ -481,7 +268,7 @@ class _Parser:
         below = self.lines[i + 1] if i + 1 < len(self.lines) else ""
         return "|" in body and "|" in below and bool(_DELIMITER.match(below))
 
-    def item_start(self, cur: _Block | None, i: int, raw: str, m: re.Match[str]) -> None:
+    def item_start(self, cur: Block | None, i: int, raw: str, m: re.Match[str]) -> None:
         rest = raw[m.end() :]
         number = m.group(2)
         if (
@@ -491,7 +278,7 @@ class _Parser:
         ):
             cur.add_text(raw.strip(), raw, i)  # cannot interrupt a paragraph (CommonMark)
             return
-        width = _indent(raw)[0]
+        width = indent_of(raw)[0]
         marker = len(m.group(1))
         content = len(raw[: m.end()].expandtabs(4))
         if not rest.strip() or content - width - marker > 4:
@@ -499,18 +286,18 @@ class _Parser:
         block = self.new("item", i, indent=width, content=content)
         block.add_text(_TASK.sub("", rest.strip(), count=1), raw, i)
 
-    def item_line(self, cur: _Block, i: int, raw: str, body: str) -> None:
+    def item_line(self, cur: Block, i: int, raw: str, body: str) -> None:
         """A line indented deeper than the item's marker: it belongs to the item."""
         if "|" in body and (cur.in_table and not cur.pending_blank or self.table_starts(i, body)):
-            cur.add("raw", _dedent(raw, cur.content), i)
+            cur.add("raw", dedent(raw, cur.content), i)
             cur.in_table, cur.lazy_ok = True, False
             return
         cur.in_table, cur.lazy_ok = False, True
         if _ITEM.match(raw) or body.startswith(">"):
-            cur.add("item", _dedent(raw, cur.content), i)
+            cur.add("item", dedent(raw, cur.content), i)
             cur.hard = False
         elif cur.pending_blank or cur.kinds[-1] not in ("text", "quote", "item"):
-            cur.add("text", _dedent(raw, cur.content), i)
+            cur.add("text", dedent(raw, cur.content), i)
             cur.hard = raw.endswith("  ") or raw.endswith("\\")
         else:
             cur.add_text(body, raw, i)
