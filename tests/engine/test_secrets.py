@@ -141,3 +141,12 @@ def test_doctor_finds_and_repairs_a_secret_in_the_forgetting_log(engine):
     assert fixed.redacted == [gone]
     (entry,) = engine.forgotten(p.ForgottenParams(project="alpha")).entries
     assert entry.preview == "deploy uses [REDACTED:aws-access-key]"
+
+
+def test_a_feedback_query_is_kept_with_its_secret_redacted(engine):
+    memory = store(engine, "Deploys go out on Tuesdays").id
+    engine.feedback(
+        p.FeedbackParams(id=memory, signal="helpful", query=f"deploy {AWS}", project="alpha")
+    )
+    (query,) = [r[0] for r in engine.db.read("SELECT query FROM feedback")]
+    assert query == "deploy [REDACTED:aws-access-key]"
