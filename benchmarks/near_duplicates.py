@@ -14,7 +14,8 @@ the pure contradiction scorer's verdict (it must say "no contradiction"), and wh
 two name different things (`memls.dedup.differing_names`: a name, code token or number on
 one side only), and whether they share enough content words for a model to be asked at all
 (`memls.dedup.lexically_close`, the store path's cheap gate: its floor sits below every
-restatement the rule merges in the tuning part). A rule merges when every test passes.
+restatement the rule merges in the tuning part), and whether one is the other with a word
+swapped (`memls.dedup.substituted`). A rule merges when every test passes.
 Chosen: of the candidates with no false merge on the tuning part (even with the cosine
 threshold MARGIN lower), the highest recall there, ties to the highest thresholds (a
 different memory must never be swallowed).
@@ -36,7 +37,7 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from memls.config import model_cache_dir
 from memls.conflicts.scorer import score_pair
-from memls.dedup import differing_names, lexically_close
+from memls.dedup import differing_names, lexically_close, substituted
 from memls.models import ModelRuntime
 
 DATA = ROOT / "benchmarks" / "data" / "near_duplicates"
@@ -82,12 +83,17 @@ def features(groups: list[dict], models: ModelRuntime) -> list[dict]:
                     "contradiction": verdict.contradiction,
                     "names_differ": differing_names(old, new),
                     "lexically_close": lexically_close(old, new),
+                    "substituted": substituted(old, new),
                 }
             )
     return rows
 
 
-def merges(row: dict, rule: tuple[float, float]) -> bool:
+def merges(row: dict, rule: tuple[float, float], *, swap_gate: bool = True) -> bool:
+    """The rule on one pair. The swap gate (`substituted`) was added after the thresholds
+    were chosen (a failure outside this set: the daemon's load test stores "owner records
+    item 17 ..." and "one records item 17 ..."); the selection runs without it, and it can
+    only take merges away."""
     cos_min, ce_min = rule
     return (
         row["cos"] >= cos_min
@@ -95,12 +101,13 @@ def merges(row: dict, rule: tuple[float, float]) -> bool:
         and not row["contradiction"]
         and not row["names_differ"]
         and row["lexically_close"]
+        and not (swap_gate and row["substituted"])
     )
 
 
-def score(rows: list[dict], rule: tuple[float, float]) -> dict:
-    tp = sum(1 for r in rows if r["label"] == "restated" and merges(r, rule))
-    fp = [r for r in rows if r["label"] != "restated" and merges(r, rule)]
+def score(rows: list[dict], rule: tuple[float, float], *, swap_gate: bool = True) -> dict:
+    tp = sum(1 for r in rows if r["label"] == "restated" and merges(r, rule, swap_gate=swap_gate))
+    fp = [r for r in rows if r["label"] != "restated" and merges(r, rule, swap_gate=swap_gate)]
     pos = sum(1 for r in rows if r["label"] == "restated")
     return {
         "merged": tp + len(fp),
@@ -124,8 +131,9 @@ def choose(rows: list[dict]) -> tuple[tuple[float, float], list[tuple]]:
     table = []
     for c in grid_cos:
         for e in grid_ce:
-            s = score(rows, (c, e))
-            table.append(((c, e), s["recall"], score(rows, (c - MARGIN, e))["false"]))
+            s = score(rows, (c, e), swap_gate=False)
+            clean = score(rows, (c - MARGIN, e), swap_gate=False)["false"]
+            table.append(((c, e), s["recall"], clean))
     clean = [t for t in table if t[2] == 0]
     best_recall = max(t[1] for t in clean)
     best = max((t for t in clean if t[1] == best_recall), key=lambda t: t[0][0] + t[0][1])
@@ -172,10 +180,15 @@ def main() -> None:
         f"\nchosen on the tuning part (clean with the cosine threshold {MARGIN} lower): "
         f"cosine >= {rule[0]}, cross-encoder >= {rule[1]}, scorer: no contradiction"
     )
-    for name, part in (("tuning", tune), ("held out", held)):
-        s = score(part, rule)
+    for name, part, gate in (
+        ("tuning, as chosen (no swap gate)", tune, False),
+        ("held out, as chosen (no swap gate)", held, False),
+        ("tuning, shipped (swap gate)", tune, True),
+        ("held out, shipped (swap gate)", held, True),
+    ):
+        s = score(part, rule, swap_gate=gate)
         print(
-            f"{name:9} merged {s['merged']:3} (restated {s['true']}, other {s['false']}): "
+            f"{name:35} merged {s['merged']:3} (restated {s['true']}, other {s['false']}): "
             f"precision {s['precision']:.3f}, recall {s['recall']:.3f}"
         )
         for label, old, new in s["false_merges"]:

@@ -57,3 +57,9 @@ def test_an_exact_duplicate_is_counted_too(vengine):
     first = store(vengine, OLD)
     again = store(vengine, OLD)
     assert (again.id, again.duplicate, again.memory.seen_again) == (first.id, True, 1)
+
+
+def test_the_same_sentence_with_a_word_swapped_is_stored(vengine):
+    first = store(vengine, "owner records item 17: alpha bravo service uses port 1017")
+    r = store(vengine, "one records item 17: alpha bravo service uses port 1017")
+    assert r.created and r.duplicate is False and r.id != first.id

@@ -9,6 +9,7 @@ from memls.dedup.rule import (
     differing_names,
     is_restatement,
     lexically_close,
+    substituted,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "differing_names",
     "is_restatement",
     "lexically_close",
+    "substituted",
 ]
