@@ -55,10 +55,6 @@ class Finding:
     start: int
     end: int
 
-    @property
-    def column(self) -> int:
-        return self.start
-
 
 def _slug(label: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
