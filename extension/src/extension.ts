@@ -1,11 +1,12 @@
 // memls in VS Code: the language client, commands, the review and conflicts views, the status
-// bar and the language-model tools. Diagnostics and code actions for contradictions in notes
+// bar, the language-model tools and the promote code action. Diagnostics and code actions for contradictions in notes
 // come from the server through the client, as in Neovim and Emacs.
 import * as vscode from "vscode";
 import { MemlsClient } from "./client";
 import { onConflicts, rememberSelection, type RememberArgs } from "./commands/remember";
 import { searchMemory, type SearchArgs } from "./commands/search";
 import { showForgotten, type ForgottenArgs } from "./commands/forgotten";
+import { PromoteActions, promoteMemory, type PromoteArgs } from "./commands/promote";
 import { openSource } from "./folders";
 import { registerTools } from "./lmTools";
 import { StatusBar } from "./status";
@@ -45,8 +46,10 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
   const review = new ReviewTree(request, folders);
   const conflicts = new ConflictsTree(request, folders);
   const status = new StatusBar(request, () => client.state, activeFolder);
+  const promotions = new PromoteActions(request);
 
   const refreshViews = () => {
+    promotions.forget();
     review.refresh();
     conflicts.refresh();
     status.schedule();
@@ -62,6 +65,11 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
 
   command("memls.rememberSelection", report((args?: RememberArgs) => rememberSelection(request, args ?? {})));
   command("memls.searchMemory", report((args?: SearchArgs) => searchMemory(request, client.settings, args ?? {})));
+  command("memls.promote", report(async (args?: PromoteArgs) => {
+    const r = await promoteMemory(request, args ?? {});
+    refreshViews();
+    return r;
+  }));
   command("memls.reviewQueue", () => vscode.commands.executeCommand("memls.review.focus"));
   command("memls.conflicts", () => vscode.commands.executeCommand("memls.conflicts.focus"));
   command("memls.forgotten", report((args?: ForgottenArgs) => showForgotten(request, args ?? {})));
@@ -94,6 +102,9 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
     status,
     vscode.window.createTreeView("memls.review", { treeDataProvider: review, showCollapseAll: true }),
     vscode.window.createTreeView("memls.conflicts", { treeDataProvider: conflicts }),
+    vscode.languages.registerCodeActionsProvider({ scheme: "file" }, promotions, {
+      providedCodeActionKinds: PromoteActions.kinds,
+    }),
     client.on("memory/changed", refreshSoon),
     client.on("memory/conflicts", (n) => {
       refreshSoon();

@@ -45,13 +45,27 @@ export function formatRange(sl: number, sc: number, el: number, ec: number): str
   return `${sl}:${sc}-${el}:${ec}`;
 }
 
+/** The pair as a person reads it, in the server's words (`Conflict.words`: the kind, each
+ * side quoted and placed by its workspace-relative path:line): "A later switch: AGENTS.md:5 ⟷
+ * AGENTS.md:3". A server without them: both texts. */
 export function conflictLabel(c: Conflict): string {
-  return `${oneLine(c.newer.content, 60)}  ⟷  ${oneLine(c.older.content, 60)}`;
+  const w = c.words;
+  if (!w) return `${oneLine(c.newer.content, 60)}  ⟷  ${oneLine(c.older.content, 60)}`;
+  return `${w.kind.charAt(0).toUpperCase()}${w.kind.slice(1)}: ${w.newerPlace}  ⟷  ${w.olderPlace}`;
 }
 
 export function conflictDetail(c: Conflict): string {
   const signals = c.signals.map((s) => `${s.kind} (${s.triggers.join(", ")})`).join("; ");
   return `confidence ${c.confidence.toFixed(2)} · ${signals || "contradiction"}`;
+}
+
+/** One side of the pair: "newer, AGENTS.md:5: “We switched from yarn to pnpm…”". */
+export function sideLabel(c: Conflict, role: "newer" | "older"): string {
+  const w = c.words;
+  const m = role === "newer" ? c.newer : c.older;
+  if (!w) return `${role}: ${oneLine(m.content, 90)}`;
+  const [place, quote] = role === "newer" ? [w.newerPlace, w.newerQuote] : [w.olderPlace, w.olderQuote];
+  return `${role}, ${place}: “${quote}”`;
 }
 
 /** Provenance of one memory, for agents: what it is, where it came from, how far to trust it. */

@@ -9,6 +9,8 @@ type Props = typeof manifest.contributes.configuration.properties;
 export interface MemlsSettings {
   serverCommand: string[];
   globs: string[];
+  instructions: string[];
+  records: string[];
   rerank: boolean;
   chromaUrl: string;
   dataDir: string;
@@ -20,6 +22,8 @@ const props: Props = manifest.contributes.configuration.properties;
 export const DEFAULTS: MemlsSettings = {
   serverCommand: [...props["memls.server.command"].default],
   globs: [...props["memls.notes.globs"].default],
+  instructions: [...props["memls.notes.instructions"].default],
+  records: [...props["memls.notes.records"].default],
   rerank: props["memls.rerank"].default,
   chromaUrl: props["memls.chromaUrl"].default,
   dataDir: props["memls.dataDir"].default,
@@ -34,6 +38,8 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
   return {
     serverCommand: list(get("server.command", DEFAULTS.serverCommand), DEFAULTS.serverCommand),
     globs: list(get("notes.globs", DEFAULTS.globs), DEFAULTS.globs),
+    instructions: list(get("notes.instructions", DEFAULTS.instructions), DEFAULTS.instructions),
+    records: list(get("notes.records", DEFAULTS.records), DEFAULTS.records),
     rerank: get("rerank", DEFAULTS.rerank) !== false,
     chromaUrl: String(get("chromaUrl", DEFAULTS.chromaUrl) ?? "").trim(),
     dataDir: String(get("dataDir", DEFAULTS.dataDir) ?? "").trim(),
@@ -45,7 +51,7 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
 /** What the server gets at initialize (and, as the `memls` section, on every change). */
 export function initializationOptions(s: MemlsSettings) {
   return {
-    notes: { globs: s.globs },
+    notes: { globs: s.globs, instructions: s.instructions, records: s.records },
     rerank: s.rerank,
     interactiveDepth: s.interactiveDepth,
     chromaUrl: s.chromaUrl || null,

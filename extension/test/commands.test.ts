@@ -212,6 +212,18 @@ describe("Conflicts", () => {
     expect((await tree.getChildren(node)).map((n: any) => n.role)).toEqual(["newer", "older"]);
   });
 
+  it("names the pair in the server's words: the kind, each side quoted at its path and line", async () => {
+    const words = { kind: "a later switch", newerPlace: "CLAUDE.md:4", newerQuote: "We switched to pnpm",
+      olderPlace: "AGENTS.md:4", olderQuote: "We use yarn" };
+    const { request } = fakeRequest({ "memory/conflicts": () => ({ project: "/w/a", conflicts: [{ ...conflict, words }] }) });
+    const tree = new ConflictsTree(request, () => [A]);
+    const [node] = await tree.getChildren();
+    expect(tree.getTreeItem(node).label).toBe("A later switch: CLAUDE.md:4  ⟷  AGENTS.md:4");
+    const sides = await tree.getChildren(node);
+    expect(sides.map((n) => tree.getTreeItem(n).label)).toEqual([
+      "newer, CLAUDE.md:4: “We switched to pnpm”", "older, AGENTS.md:4: “We use yarn”"]);
+  });
+
   it("resolves either way, or dismisses", async () => {
     const { request, calls } = fakeRequest({ "memory/resolve": () => ({}), "memory/supersede": () => ({}) });
     const node = { kind: "conflict" as const, conflict };

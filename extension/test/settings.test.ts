@@ -8,6 +8,8 @@ describe("settings", () => {
   it("takes its defaults from package.json", () => {
     const props = manifest.contributes.configuration.properties;
     expect(DEFAULTS.globs).toEqual(props["memls.notes.globs"].default);
+    expect(DEFAULTS.instructions).toEqual(props["memls.notes.instructions"].default);
+    expect(DEFAULTS.records).toEqual(props["memls.notes.records"].default);
     expect(DEFAULTS.rerank).toBe(true);
     expect(DEFAULTS.interactiveDepth).toBe(props["memls.interactiveDepth"].default);
     expect(readSettings((_k, d) => d)).toEqual(DEFAULTS);
@@ -46,8 +48,8 @@ describe("settings", () => {
   });
 
   it("sends every setting at initialize, the globs where the server reads them", () => {
-    const o = initializationOptions({ ...DEFAULTS, globs: ["NOTES.md"] });
-    expect(o.notes.globs).toEqual(["NOTES.md"]);
+    const o = initializationOptions({ ...DEFAULTS, globs: ["NOTES.md"], instructions: ["NOTES.md"], records: [] });
+    expect(o.notes).toEqual({ globs: ["NOTES.md"], instructions: ["NOTES.md"], records: [] });
     expect(o).toMatchObject({ rerank: true, interactiveDepth: 0, chromaUrl: null, dataDir: null });
   });
 

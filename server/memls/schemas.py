@@ -72,6 +72,8 @@ def _value(row: config.Described) -> str:
         return row.unset
     if isinstance(row.default, bool):
         return f"`{str(row.default).lower()}`"
+    if isinstance(row.default, list):  # a TOML array, as the user writes it
+        return f"`{json.dumps(row.default)}`"
     return f"`{row.default}`"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -133,7 +134,11 @@ def test_export_import_round_trip_via_files(run, tmp_path, monkeypatch):
 
 def test_installed_entry_points(tmp_path):
     exe = Path(sys.executable).with_name("memls")
-    env = {"MEMLS_DATA_DIR": str(tmp_path / "d"), "PATH": "/usr/bin:/bin"}
+    env = {
+        "MEMLS_DATA_DIR": str(tmp_path / "d"),
+        "MEMLS_MODEL_CACHE": os.environ["MEMLS_MODEL_CACHE"],  # the run's, not the user's cache
+        "PATH": "/usr/bin:/bin",
+    }
     out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == f"memls {__version__}"
     out = subprocess.run(

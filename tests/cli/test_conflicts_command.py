@@ -43,3 +43,21 @@ def test_cli_pair_verdict_store_wait_and_resolve(tmp_path, capsys, monkeypatch):
     assert json.loads(capsys.readouterr().out)["conflict"]["status"] == "dismissed"
     assert main(["conflicts", "only one text"]) == 2
     assert "TEXT_A TEXT_B" in capsys.readouterr().err
+
+
+def test_cli_lists_a_project_conflict_in_words(tmp_path, capsys, monkeypatch):
+    """`memls conflicts` names each pair by its kind in words, each side quoted and placed
+    (a stored memory comes from no file), with the ids `resolve` takes."""
+    monkeypatch.setenv("MEMLS_DATA_DIR", str(tmp_path / "data"))
+    main(["store", "-p", "w", YARN, "--json"])
+    old = json.loads(capsys.readouterr().out)["id"]
+    assert main(["store", "-p", "w", PNPM, "--wait", "--json"]) == 0
+    new = json.loads(capsys.readouterr().out)["id"]
+    assert main(["conflicts", "-p", "w"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("open      a later switch (confidence ")
+    assert lines[0].endswith(f"; {new} vs {old})")
+    assert lines[1:3] == [
+        f"    newer a stored memory: “{PNPM}”",
+        f"    older a stored memory: “{YARN}”",
+    ]

@@ -224,3 +224,60 @@ def test_left_now_out_of_into_replaces_and_supersedes() -> None:
         "This ADR supersedes ADR-0007: image thumbnails are generated on upload.",
         "ADR-0007: thumbnails are generated lazily on first request and then cached.",
     )
+
+
+@pytest.mark.parametrize(
+    ("new", "existing"),
+    [
+        pytest.param(
+            "We will decommission our management cluster once the move is complete.",
+            "There will be an increased complexity of cluster management.",
+            id="the replaced thing hangs on another noun by 'of'",
+        ),
+        pytest.param(
+            "We will decommission our Concourse pipelines once the move is complete.",
+            "The team has time to design an alternative based on Concourse CI.",
+            id="named only in what the statement is based on",
+        ),
+        pytest.param(
+            "This implements the Network Policy API. It is recommended by EKS.",
+            "We decided to manage the kubernetes cluster ourselves rather than using EKS "
+            "mainly for the below reasons:",
+            id="the rejected thing named only as an agent",
+        ),
+    ],
+)
+def test_a_change_aligns_only_with_what_the_other_text_states(new: str, existing: str) -> None:
+    """A change frame fires when what changed is the other statement's subject or choice,
+    not a word it merely shares."""
+    assert not any(s.kind == "temporal_override" for s in score_pair(new, existing).signals)
+
+
+@pytest.mark.parametrize(
+    ("new", "existing"),
+    [
+        pytest.param(
+            "We will decommission our Concourse pipelines.",
+            "Replace self hosted Jenkins with self hosted Concourse CI pipeline.",
+            id="the choice of a replacement",
+        ),
+        pytest.param(
+            "Session storage was migrated from Memcached to Redis.",
+            "User sessions live in Memcached.",
+            id="where a thing lives is its choice",
+        ),
+        pytest.param(
+            "We use Amazon EKS for running the main cluster.",
+            "We decided to manage the kubernetes cluster ourselves rather than using EKS "
+            "mainly for the below reasons:",
+            id="the rejected thing now chosen",
+        ),
+        pytest.param(
+            "Soft deletes are gone: deleting a record removes the row.",
+            "Deleting a customer sets deleted_at instead of removing the row.",
+            id="'instead of' is no noun to hang on",
+        ),
+    ],
+)
+def test_a_change_still_aligns_with_a_subject_or_choice(new: str, existing: str) -> None:
+    assert any(s.kind == "temporal_override" for s in score_pair(new, existing).signals)

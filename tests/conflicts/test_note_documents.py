@@ -1,4 +1,4 @@
-"""Notes read as documents in write-time detection (issue #12), through the real engine (real
+"""Notes read as documents in write-time detection, through the real engine (real
 SQLite, real Chroma and models where named): claims only, one note's units only across the
 change it records, a rejected or superseded record never the newer side, two decision records
 only on a change frame, supersession links resolved by link or number (never similarity), and
@@ -210,3 +210,73 @@ def test_the_targeted_lookup_finds_the_replaced_statement_beyond_the_nearest(
 
     assert run(tmp_path / "a", targeted=True) == [(new, old)]
     assert run(tmp_path / "b", targeted=False) == []
+
+
+YARN = (
+    "# Agents\n\n- Use yarn to install dependencies.\n- Tests run with pytest.\n"
+    "- We switched from yarn to pnpm: install dependencies with pnpm, never yarn.\n"
+)
+SWITCH = "We switched from yarn to pnpm: install dependencies with pnpm, never yarn."
+
+
+def instructions(engine, root, text, project=None, kind=None, name="AGENTS.md"):
+    path = root / name
+    path.write_text(text)
+    return engine.sync_note(
+        p.SyncNoteParams(uri=path.as_uri(), text=text, project=project or str(root), kind=kind)
+    )
+
+
+def test_two_lines_of_one_instruction_file_are_compared(any_engine, tmp_path):
+    """An AGENTS.md records no change of its own, yet a later line that contradicts an
+    earlier one is what its users want flagged: the kind comes from the note's path in the
+    project folder (`[notes] instructions`, AGENTS.md by default)."""
+    e = any_engine
+    instructions(e, tmp_path, YARN)
+    assert e.flush()
+    assert pairs(e, str(tmp_path)) == [(SWITCH, "Use yarn to install dependencies.")]
+    (kind,) = e.db.read("SELECT facts FROM note_files")
+    assert '"kind":"instructions"' in kind[0]
+
+
+@pytest.mark.parametrize(("kind", "found"), [("instructions", 1), ("record", 0), ("", 0)])
+def test_the_kind_the_front_sends_wins(any_engine, tmp_path, kind, found):
+    """The editor says what its settings make of the note (`SyncNoteParams.kind`); a note of
+    another kind keeps the document rules: its own lines only across a recorded change."""
+    e = any_engine
+    instructions(e, tmp_path, YARN, project="alpha", kind=kind)
+    assert e.flush()
+    assert len(pairs(e)) == found
+
+
+def test_neighbouring_instructions_of_one_file_are_not_a_contradiction(any_engine, tmp_path):
+    """Lines of one file share their project's words: two commands, a rule and the tool it
+    names, a prohibition of something else are neighbours, not a contradiction."""
+    e = any_engine
+    text = (
+        "# Agents\n\n- Run all tests: `uv run pytest -vxs tests/`\n"
+        "- Run CI tests: `uv run pytest -vxs tests/ci`\n"
+        "- **script/lint** runs `gofmt` and `golangci-lint`; it must run before committing.\n"
+        "- **NEVER** skip `script/lint` before committing Go code changes.\n"
+        "- Never create random example files when implementing features.\n"
+        "- Update any relevant files in `docs/` and `examples/`.\n"
+    )
+    instructions(e, tmp_path, text)
+    assert e.flush()
+    assert pairs(e, str(tmp_path)) == []
+
+
+def test_the_config_file_says_which_notes_are_instruction_files(tmp_path, clock):
+    """`[notes] instructions` in config.toml, for a front that does not say the kind."""
+    data = tmp_path / "d"
+    data.mkdir(mode=0o700)
+    (data / "config.toml").write_text('[notes]\ninstructions = ["NOTES.md"]\n')
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    with Engine.open(data, front="test", clock=clock, vectors=False) as e:
+        instructions(e, a, YARN)  # AGENTS.md: no longer an instruction file here
+        instructions(e, b, YARN, name="NOTES.md")
+        assert e.flush()
+        assert pairs(e, str(a)) == []
+        assert pairs(e, str(b)) == [(SWITCH, "Use yarn to install dependencies.")]

@@ -122,7 +122,7 @@ local function run()
   step("diagnostics")
 
   client.stop()
-  vim.wait(5000, function() return exited ~= nil end, 50)
+  vim.wait(timeout, function() return exited ~= nil end, 50)  -- a bound on a hang: the shutdown of a loaded machine can take seconds
   report.exit = exited or vim.NIL
   step("stopped")
 end

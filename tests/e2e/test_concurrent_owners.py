@@ -4,9 +4,10 @@ Two `python -m memls serve --stdio` processes (driven by pytest-lsp clients with
 Neovim's capabilities), started at the same moment, share one data dir and one workspace folder;
 one wins the store and serves <data dir>/memls.sock, the other joins it through that socket.
 Meanwhile a third process does what the CLI does: `memls.daemon.handle.open_engine(data_dir,
-front="cli")` and 300 stores in a loop (four threads on one handle), and a few real
-`memls store ... --json` invocations run one after another beside it (a real CLI start-up costs
-~0.5 s, so 300 of them would take minutes).
+front="cli")` and MEMLS_CONCURRENT_WRITES stores in a loop (four threads on one handle), as each
+session does, and a few real `memls store ... --json` invocations run one after another beside
+it (a real CLI start-up costs ~0.5 s, so hundreds of them would take minutes). `make test` writes
+60 a writer, `make soak` 300.
 
 Afterwards: every acknowledged id is listed and counted, doctor says SQLite and Chroma agree once
 the index has caught up, a few of the memories are found by a query, no process logged "database
@@ -33,7 +34,7 @@ from pytest_lsp import ClientServerConfig, client_capabilities
 from lsp_helpers import CHANGED, CONFLICTS, plain
 from memls.daemon import RemoteEngine
 
-PER_WRITER = 300
+PER_WRITER = int(os.environ.get("MEMLS_CONCURRENT_WRITES", 60))  # each of the 3 writers
 REAL_CLI = 6  # real `memls store` processes, in addition to the CLI loop's PER_WRITER
 IN_FLIGHT = 8  # memory/store requests each LSP client keeps in flight
 NOTES = ["The API listens on port 8080", "Tests run with pytest", "Deploys go out on Tuesdays"]
@@ -214,7 +215,7 @@ def socket_hello(sock_path: Path) -> dict:
     return json.loads(line)["result"]
 
 
-def flushed(data: Path, timeout: float = 120.0) -> bool:
+def flushed(data: Path, timeout: float = 600.0) -> bool:
     """Ask the owner, through its socket, to answer once every acknowledged write is indexed."""
     with RemoteEngine.connect(data, front="test") as owner:
         return owner.flush(timeout)
@@ -342,8 +343,12 @@ async def test_two_sessions_and_the_cli_store_concurrently(tmp_path):
         assert doctor_b["ok"] and doctor_b["indexed"] == total
         for who, text, mid in (
             ("a", texts("alpha-session", PER_WRITER)[7], ids_a[7]),
-            ("b", texts("bravo-session", PER_WRITER)[123], ids_b[123]),
-            ("cli", cli_texts[250], ids_cli[250]),
+            (
+                "b",
+                texts("bravo-session", PER_WRITER)[PER_WRITER * 2 // 5],
+                ids_b[PER_WRITER * 2 // 5],
+            ),
+            ("cli", cli_texts[PER_WRITER * 5 // 6], ids_cli[PER_WRITER * 5 // 6]),
         ):
             found = await call(a if who == "b" else b, "memory/query", query=text, k=5)
             assert mid in [h["id"] for h in found["results"]], (who, text, found)

@@ -89,17 +89,18 @@ def check_query(report):
     assert hits[stored["id"]]["project"] == project
 
 
-def check_contradiction(report):
+def check_contradiction(report, pnpm_line=PNPM_LINE):
     """Warning diagnostics from memls on both contradicting lines, each quoting the other."""
     mine = [d for d in report["diagnostics"] if d["source"] == "memls"]
     assert report["buffer_lines"][YARN_LINE] == f"- {YARN}"
-    assert report["buffer_lines"][PNPM_LINE] == f"- {PNPM}"
-    assert sorted({d["lnum"] for d in mine}) == [YARN_LINE, PNPM_LINE], report["diagnostics"]
+    assert report["buffer_lines"][pnpm_line] == f"- {PNPM}"
+    assert sorted({d["lnum"] for d in mine}) == [YARN_LINE, pnpm_line], report["diagnostics"]
     assert all(d["severity"] == WARN for d in mine), mine
     on_yarn = [d for d in mine if d["lnum"] == YARN_LINE]
-    on_pnpm = [d for d in mine if d["lnum"] == PNPM_LINE]
+    on_pnpm = [d for d in mine if d["lnum"] == pnpm_line]
     assert any(PNPM in d["message"] for d in on_yarn), on_yarn
     assert any(YARN in d["message"] for d in on_pnpm), on_pnpm
+    return on_yarn, on_pnpm
 
 
 def test_neovim_edit_into_contradiction(tmp_path):
@@ -117,3 +118,28 @@ def test_neovim_note_already_contradicting_on_disk(tmp_path):
     report = run_nvim(tmp_path, BASE + f"- {PNPM}\n", diag_timeout_ms=20_000)
     check_query(report)
     check_contradiction(report)
+
+
+# an instruction file records no change of its own: any two of its lines are compared
+PLAIN = f"""# Agent notes
+
+## Conventions
+- {YARN}
+- The API listens on port 8080
+"""
+
+
+def test_neovim_instruction_file_contradicting_itself(tmp_path):
+    """AGENTS.md without an Update section: the pnpm line typed below the yarn line is flagged
+    on both lines, each message naming the other by its words, its path and line, and the
+    kind of contradiction."""
+    report = run_nvim(tmp_path, PLAIN, append=f"- {PNPM}")
+    on_yarn, on_pnpm = check_contradiction(report, pnpm_line=5)
+    assert any(
+        d["message"].startswith(f"A later switch: contradicts “{YARN}” (AGENTS.md:4)")
+        for d in on_pnpm
+    ), on_pnpm
+    assert any(
+        d["message"].startswith(f"A later switch: contradicted by “{PNPM}” (AGENTS.md:6)")
+        for d in on_yarn
+    ), on_yarn

@@ -14,6 +14,7 @@ import msgspec
 import msgspec.inspect
 
 from memls import config, protocol
+from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
 from memls.lsp.settings import ClientSettings, read
 from memls.notes.globs import DEFAULT_GLOBS
 from memls.retrieval.pipeline import RetrievalConfig
@@ -30,18 +31,30 @@ def test_note_globs_are_the_servers():
     assert props()["memls.notes.globs"]["default"] == ClientSettings().notes.globs
 
 
+def test_instruction_and_record_globs_are_the_servers(tmp_path):
+    """The editor's defaults, the server's and config.toml's `[notes]` are one list each."""
+    settings = config.load_settings(tmp_path)  # no config.toml: the server's defaults
+    assert props()["memls.notes.instructions"]["default"] == list(INSTRUCTION_GLOBS)
+    assert props()["memls.notes.instructions"]["default"] == ClientSettings().notes.instructions
+    assert list(settings.instruction_globs) == list(INSTRUCTION_GLOBS)
+    assert props()["memls.notes.records"]["default"] == list(RECORD_GLOBS)
+    assert props()["memls.notes.records"]["default"] == ClientSettings().notes.records
+    assert list(settings.record_globs) == list(RECORD_GLOBS)
+
+
 def test_the_servers_settings_reader_takes_the_extensions_whole_section():
     """VS Code sends every memls.* setting (initializationOptions, the `memls` section):
     the server reads the globs and ignores what only the extension uses."""
     section = {
         "server": {"command": []},
-        "notes": {"globs": ["NOTES.md"]},
+        "notes": {"globs": ["NOTES.md"], "instructions": ["NOTES.md"], "records": []},
         "rerank": False,
         "chromaUrl": "",
         "dataDir": "",
         "interactiveDepth": 6,
     }
-    assert read(section, "initializationOptions").notes.globs == ["NOTES.md"]
+    notes = read(section, "initializationOptions").notes
+    assert (notes.globs, notes.instructions, notes.records) == (["NOTES.md"], ["NOTES.md"], [])
 
 
 def test_rerank_is_on_as_on_the_server(tmp_path):

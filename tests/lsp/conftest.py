@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import time
 
 import pytest
 import pytest_asyncio
@@ -54,7 +53,6 @@ async def client(request, workspace, tmp_path):
 
     lsp.editor = request.param
     lsp.root = workspace
-    started = time.perf_counter()
     await lsp.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(request.param),
@@ -63,6 +61,5 @@ async def client(request, workspace, tmp_path):
             ],
         )
     )
-    lsp.initialize_seconds = time.perf_counter() - started
     yield lsp
     await lsp.shutdown_session()

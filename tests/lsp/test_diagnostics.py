@@ -71,3 +71,38 @@ async def test_a_note_edited_into_and_out_of_contradiction(client):
     # the removed unit was forgotten with reason source_removed
     log = await call(client, "memory/forgotten", reason="source_removed")
     assert any("pnpm" in e["preview"] for e in log["entries"])
+
+
+@pytest.mark.asyncio
+async def test_a_later_line_of_an_instruction_file_that_contradicts_an_earlier_one(client):
+    """An AGENTS.md is an instruction file: any two of its lines are compared, with no Update
+    section. Both lines get a warning that names the other by its quoted words, its path in
+    the workspace and its line, and says the kind of contradiction in words."""
+    root = client.root
+    agents = uris.from_fs_path(str(root / "AGENTS.md"))
+    await notes_indexed(client)
+    text = AGENTS.replace(
+        "- Tests run with pytest\n",
+        "- Tests run with pytest\n"
+        "- We switched from yarn to pnpm: install dependencies with pnpm, never yarn.\n",
+    )
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=agents, language_id="markdown", version=1, text=text
+            )
+        )
+    )
+    diags = await wait_until(
+        client, DIAGNOSTICS, lambda: client.diagnostics.get(agents), what="a diagnostic"
+    )
+    by_line = {d.range.start.line: d.message for d in diags}
+    assert sorted(by_line) == [3, 6]  # the yarn line and the later pnpm line
+    assert by_line[6].startswith(
+        "A later switch: contradicts “We use yarn for package management” (AGENTS.md:4); "
+        "confidence "
+    )
+    assert by_line[3].startswith(
+        "A later switch: contradicted by “We switched from yarn to pnpm: install dependencies "
+        "with pnpm, never yarn.” (AGENTS.md:7); confidence "
+    )

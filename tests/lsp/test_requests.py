@@ -3,11 +3,17 @@ capabilities: round trips, and bad params answered with InvalidParams naming the
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
+from lsprotocol import types
 from pygls import uris
 from pygls.exceptions import JsonRpcException
+from pytest_lsp import ClientServerConfig, client_capabilities
 
-from lsp_helpers import CHANGED, call, notes_indexed, project_of, wait_until
+from daemon_helpers import Procs, stop
+from lsp_helpers import CHANGED, EDITORS, call, notes_indexed, project_of, wait_until
 
 # What a write would change in `memory/stats` (index_pending and degraded move with the
 # background embedding, not with writes).
@@ -25,8 +31,41 @@ WRITTEN = (
 
 
 @pytest.mark.asyncio
-async def test_initialize_is_answered_at_once(client):
-    assert client.initialize_seconds < 5  # models load later, lazily
+@pytest.mark.parametrize("editor", EDITORS)
+async def test_initialize_is_answered_at_once(editor, workspace, tmp_path):
+    """`initialize` never waits for the engine, nor for the models it loads: another process
+    holds the data directory without serving it, so no engine can open while it lives, and
+    `initialize` is answered all the same. Once that process leaves, the engine opens (the
+    server keeps trying for 30 s) and requests are served. An order of events, not a
+    stopwatch: a loaded machine cannot fail it."""
+    data = tmp_path / "data"  # the models' default: vectors on
+    data.mkdir(mode=0o700)
+    procs = Procs(tmp_path)
+    try:
+        holder, _ = procs.owner(data, serve=False)  # holds the lock until it is stopped
+        config = ClientServerConfig(
+            server_command=[sys.executable, "-m", "memls", "serve", "--stdio"],
+            server_env={**os.environ, "MEMLS_DATA_DIR": str(data)},
+        )
+        lsp = await config.start()
+        try:
+            result = await lsp.initialize_session(
+                types.InitializeParams(
+                    capabilities=client_capabilities(editor),
+                    workspace_folders=[
+                        types.WorkspaceFolder(uri=uris.from_fs_path(str(workspace)), name="proj")
+                    ],
+                )
+            )
+            assert result.capabilities is not None
+            assert holder.poll() is None  # answered while the store could not be opened
+            assert stop(holder) == 0
+            stats = await call(lsp, "memory/stats")
+            assert stats["project"] == str(workspace.resolve()) and stats["memories"] >= 0
+        finally:
+            await lsp.shutdown_session()
+    finally:
+        procs.close()
 
 
 @pytest.mark.asyncio

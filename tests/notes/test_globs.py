@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memls.notes import DEFAULT_GLOBS, default_type, match, matches
+from memls.notes import DEFAULT_GLOBS, default_type, match, matches, note_kind
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,27 @@ def test_default_globs() -> None:
     assert default_type("docs/adr/0001-sqlite.md") == "decision"
     assert default_type(".cursor/rules/py.mdc") == "convention"
     assert default_type("AGENTS.md") == "note"
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        pytest.param("AGENTS.md", "instructions", id="root AGENTS.md"),
+        pytest.param("packages/web/AGENTS.md", "instructions", id="nested AGENTS.md"),
+        pytest.param("CLAUDE.md", "instructions", id="CLAUDE.md"),
+        pytest.param(".github/copilot-instructions.md", "instructions", id="copilot"),
+        pytest.param(".cursor/rules/python.mdc", "instructions", id="cursor rule"),
+        pytest.param(".memls/decisions.md", "instructions", id="memls notes"),
+        pytest.param("docs/adr/0007-use-kafka.md", "record", id="ADR"),
+        pytest.param("docs/decisions/0001-x.md", "record", id="decision"),
+        pytest.param("docs/notes.md", "", id="neither"),
+    ],
+)
+def test_note_kind_by_default_globs(path: str, kind: str) -> None:
+    assert note_kind(path) == kind
+
+
+def test_note_kind_follows_the_globs_given() -> None:
+    assert note_kind("NOTES.md", instructions=["NOTES.md"], records=[]) == "instructions"
+    assert note_kind("AGENTS.md", instructions=[], records=["*.md"]) == "record"
+    assert note_kind("AGENTS.md", instructions=[], records=[]) == ""

@@ -1,4 +1,4 @@
-"""The fuzzer of issue #11: hypothesis over the real server, stdio and TCP.
+"""The fuzzer: hypothesis over the real server, stdio and TCP.
 
 Each example is one frame: a memory/* request with fuzzed params (every method of
 `protocol.METHODS`, every field of its params, valid values mixed with wrong types, NUL,

@@ -1,4 +1,4 @@
-"""Issue #11, point 5: hypothesis fuzzes the real server over stdio and over TCP.
+"""Hypothesis fuzzes the real server over stdio and over TCP.
 
 `make test` runs MEMLS_FUZZ_EXAMPLES (default 600) examples per transport (1,200 in all);
 `make soak` runs 6,000 per transport. What an example is and what it must hold: fuzz.py.

@@ -1,4 +1,4 @@
-"""Regressions of issue #11 at the wire: frames, envelopes, exit, internal errors.
+"""Regressions at the wire: frames, envelopes, exit, internal errors.
 
 Each test drives a real `memls serve` process (stdio or TCP) with raw frames, as an attacker or
 a careless client would, and checks that every request is answered with the right JSON-RPC

@@ -58,11 +58,12 @@ async function run() {
   report.checks.launch = api.client.launch && { command: api.client.launch.command, how: api.client.launch.how };
   step("extension activated");
 
-  // the contradiction between the two notes, as diagnostics on both
+  // AGENTS.md's own contradiction on both its lines, and CLAUDE.md's with AGENTS.md
   const both = await until(vscode.languages.onDidChangeDiagnostics, () => {
     const a = memlsDiagnostics(agents), c = memlsDiagnostics(claude);
-    return a.length && c.length ? { a, c } : undefined;
-  }, 150000, "memls diagnostics on AGENTS.md and CLAUDE.md");
+    const lines = new Set(a.map((d) => d.range.start.line));
+    return lines.has(3) && lines.has(5) && c.length ? { a, c } : undefined;
+  }, 150000, "memls diagnostics on both lines of AGENTS.md and on CLAUDE.md");
   const flat = (ds) => ds.map((d) => ({ line: d.range.start.line, severity: d.severity, message: d.message, code: d.code }));
   report.checks.diagnostics = { agents: flat(both.a), claude: flat(both.c) };
   // code actions from the server on one of them

@@ -56,6 +56,7 @@ export interface Conflict {
   similarity: number;
   similaritySource: string;
   status: "dismissed" | "open" | "resolved";
+  words?: ConflictWords | null;
 }
 export interface Memory {
   canonicalHash: string;
@@ -101,6 +102,19 @@ export interface Signal {
   weight: number;
 }
 /**
+ * How a person reads the pair (`protocol.wording`): its kind in words ("a later switch",
+ * "opposite instructions", "different values", "different choices"), each side quoted (one
+ * line, at most 120 characters, cut at a word) and placed (`path:line`, the path relative
+ * to the project's folder; "a stored memory" for one that comes from no file).
+ */
+export interface ConflictWords {
+  kind: string;
+  newerPlace: string;
+  newerQuote: string;
+  olderPlace: string;
+  olderQuote: string;
+}
+/**
  * memory/conflicts (server to client): contradictions found for a stored memory.
  */
 export interface ConflictsNotification {
@@ -131,6 +145,50 @@ export interface NoteLink {
   olderUri: string;
   relation: "amends" | "supersedes";
   statedIn: string;
+}
+/**
+ * One memory of the briefing, as shown.
+ */
+export interface ContextEntry {
+  memory: Memory;
+  score?: number | null;
+  section: "relevant" | "standing";
+  stale?: boolean;
+  tokens: number;
+}
+/**
+ * memory/context: the briefing of a project, within a token budget.
+ *
+ * `prompt` and `paths` say what the agent is working on (both optional: without them the
+ * briefing is the standing conventions, decisions and constraints alone). Within one
+ * `session`, a memory already given is not given again; `reset` forgets what the session
+ * was given (the agent's context was cleared or compacted).
+ */
+export interface ContextParams {
+  budget?: number;
+  depth?: "default" | "interactive" | "none";
+  k?: number;
+  /**
+   * @maxItems 100
+   */
+  paths?: string[];
+  project?: string | null;
+  prompt?: string | null;
+  reset?: boolean;
+  session?: string | null;
+  standing?: boolean;
+}
+export interface ContextResult {
+  budget: number;
+  degraded?: string[];
+  dropped?: number;
+  entries?: ContextEntry[];
+  markdown: string;
+  project: string;
+  repeated?: number;
+  session?: string | null;
+  tokenizer: string;
+  tokens: number;
 }
 export interface DeadLetter {
   attempts: number;
@@ -372,6 +430,25 @@ export interface ProgressNotification {
   total: number;
 }
 /**
+ * memory/promote: write a memory into a note of the project (a list item under the
+ * heading of its type), so it travels with the repository; the memory becomes that unit.
+ */
+export interface PromoteParams {
+  id: string;
+  project?: string | null;
+  to?: string;
+}
+export interface PromoteResult {
+  already: boolean;
+  created: boolean;
+  id: string;
+  memory: Memory;
+  path: string;
+  project: string;
+  sourceRange: string;
+  uri: string;
+}
+/**
  * The per-project result cache of memory/query (docs/retrieval.md).
  */
 export interface QueryCacheStats {
@@ -518,6 +595,7 @@ export interface SupersedeResult {
 export interface SyncNoteParams {
   defaultType?:
     "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
+  kind?: ("" | "instructions" | "record") | null;
   project?: string | null;
   text: string | null;
   uri: string;
@@ -549,6 +627,7 @@ export interface Requests {
   "memory/audit": { params: AuditParams; result: AuditResult };
   "memory/checkPair": { params: CheckPairParams; result: Verdict };
   "memory/conflicts": { params: ConflictsParams; result: ConflictsResult };
+  "memory/context": { params: ContextParams; result: ContextResult };
   "memory/deadLetters": { params: MaintainParams; result: DeadLettersResult };
   "memory/doctor": { params: DoctorParams; result: DoctorResult };
   "memory/feedback": { params: FeedbackParams; result: FeedbackResult };
@@ -559,6 +638,7 @@ export interface Requests {
   "memory/ingest": { params: IngestParams; result: IngestResult };
   "memory/list": { params: ListParams; result: ListResult };
   "memory/maintain": { params: MaintainParams; result: MaintainResult };
+  "memory/promote": { params: PromoteParams; result: PromoteResult };
   "memory/query": { params: QueryParams; result: QueryResult };
   "memory/reindex": { params: ReindexParams; result: ReindexResult };
   "memory/resolve": { params: ResolveParams; result: ResolveResult };
@@ -585,6 +665,7 @@ export const REQUEST_METHODS = [
   "memory/audit",
   "memory/checkPair",
   "memory/conflicts",
+  "memory/context",
   "memory/deadLetters",
   "memory/doctor",
   "memory/feedback",
@@ -595,6 +676,7 @@ export const REQUEST_METHODS = [
   "memory/ingest",
   "memory/list",
   "memory/maintain",
+  "memory/promote",
   "memory/query",
   "memory/reindex",
   "memory/resolve",

@@ -1,13 +1,13 @@
 // Open contradictions of each workspace folder: both statements, confidence, signals; resolve
 // (supersede either way, not a contradiction); a click opens the note at the line.
 import * as vscode from "vscode";
-import { conflictDetail, conflictLabel, oneLine, validity } from "../format";
+import { conflictDetail, conflictLabel, sideLabel, validity } from "../format";
 import type { Conflict, Memory, Request } from "../wire";
 
 export type ConflictNode =
   | { kind: "folder"; folder: vscode.WorkspaceFolder }
   | { kind: "conflict"; conflict: Conflict }
-  | { kind: "side"; memory: Memory; role: "newer" | "older" }
+  | { kind: "side"; conflict: Conflict; memory: Memory; role: "newer" | "older" }
   | { kind: "message"; text: string };
 
 export class ConflictsTree implements vscode.TreeDataProvider<ConflictNode> {
@@ -29,8 +29,9 @@ export class ConflictsTree implements vscode.TreeDataProvider<ConflictNode> {
     }
     if (node.kind === "folder") return this.conflicts(node.folder);
     if (node.kind === "conflict") {
-      return [{ kind: "side", memory: node.conflict.newer, role: "newer" },
-        { kind: "side", memory: node.conflict.older, role: "older" }];
+      const c = node.conflict;
+      return [{ kind: "side", conflict: c, memory: c.newer, role: "newer" },
+        { kind: "side", conflict: c, memory: c.older, role: "older" }];
     }
     return [];
   }
@@ -70,7 +71,7 @@ export class ConflictsTree implements vscode.TreeDataProvider<ConflictNode> {
       }
       case "side": {
         const m = node.memory;
-        const item = new vscode.TreeItem(`${node.role}: ${oneLine(m.content, 90)}`, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(sideLabel(node.conflict, node.role), vscode.TreeItemCollapsibleState.None);
         item.description = m.sourceUri ? vscode.workspace.asRelativePath(vscode.Uri.parse(m.sourceUri)) : "stored memory";
         item.iconPath = new vscode.ThemeIcon(node.role === "newer" ? "arrow-up" : "arrow-down");
         if (m.sourceUri) {

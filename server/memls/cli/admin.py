@@ -28,6 +28,7 @@ from memls.cli.common import (
 )
 from memls.daemon import open_engine
 from memls.errors import InvalidInput
+from memls.protocol import wording
 
 
 @app.command()
@@ -122,11 +123,15 @@ def conflicts(
         protocol.ConflictsParams,
         {"project": project, "id": id, "status": None if status == "all" else status},
     )
-    lines = [
-        f"{c.status:<9} {c.newer.id} vs {c.older.id} ({c.confidence:.2f})\n"
-        f"    new: {c.newer.content[:100]}\n    old: {c.older.content[:100]}"
-        for c in r.conflicts
-    ]
+    lines = []
+    for c in r.conflicts:
+        said = c.words or wording.words(c.project, c.signals, c.newer, c.older)
+        lines.append(
+            f"{c.status:<9} {said.kind} (confidence {c.confidence:.2f}; "
+            f"{c.newer.id} vs {c.older.id})\n"
+            f"    newer {said.newer_place}: “{said.newer_quote}”\n"
+            f"    older {said.older_place}: “{said.older_quote}”"
+        )
     _emit(r, as_json, "\n".join(lines) or f"(no {status} contradictions)")
 
 
@@ -319,11 +324,22 @@ def serve(
     ),
     token: Optional[str] = typer.Option(None, "--token", hidden=True),
     force: bool = typer.Option(False, "--force", help="TCP: allow a non-loopback address."),
+    socket_only: bool = typer.Option(
+        False,
+        "--socket",
+        help="Own the store and serve only the owner socket, no LSP (the daemon the agents' "
+        "hooks start); exits at once when another process owns the store.",
+    ),
 ) -> None:
     """Run the memls daemon: the language server that owns the store (or joins its owner).
 
     The TCP daemon stops on SIGTERM or SIGINT; a client's `shutdown` and `exit` end only
     that client's connection."""
+    if socket_only:
+        if stdio or tcp:
+            raise InvalidInput("--socket serves no LSP: drop --stdio/--tcp", field="transport")
+        _serve_socket()
+        return
     import ipaddress
     import os
     import socket
@@ -362,6 +378,28 @@ def serve(
     token = _daemon_token(token_file, os.environ.get("MEMLS_TOKEN"))
     print(f"memls: serving LSP on {host}:{port_text}", file=sys.stderr)
     serve_tcp(host, int(port_text), token, data_dir)
+
+
+def _serve_socket() -> None:
+    """Own the data directory and serve its socket until SIGTERM or SIGINT."""
+    import signal
+    import threading
+
+    from memls.daemon import RemoteEngine, open_engine, socket_path
+
+    engine = open_engine(State.data_dir, front="daemon", serve=True, wait_seconds=0)
+    if isinstance(engine, RemoteEngine):
+        engine.close()
+        print(f"memls: {engine.directory} is served already; nothing to do", file=sys.stderr)
+        return
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    print(f"memls: serving {socket_path(engine.directory)}", file=sys.stderr)
+    try:
+        stop.wait()
+    finally:
+        engine.close()
 
 
 def _daemon_token(token_file: Path | None, env: str | None) -> str:

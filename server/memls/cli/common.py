@@ -12,6 +12,7 @@ from memls import __version__, protocol
 from memls.config import apply_limits
 from memls.daemon import open_engine
 from memls.errors import InvalidInput
+from memls.protocol import wording
 
 app = typer.Typer(
     name="memls",
@@ -68,6 +69,13 @@ FLAGS = {
     "dataDir": "--data-dir",
     "token": "--token",
     "tokenFile": "--token-file",
+    "budget": "--budget",
+    "promptBudget": "--prompt-budget",
+    "session": "--session",
+    "prompt": "--prompt",
+    "paths": "--paths",
+    "to": "--to",
+    "agent": "AGENT",
 }
 
 ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
@@ -162,10 +170,11 @@ def _describe(m: protocol.Memory) -> str:
 def _conflict_lines(conflicts: list[protocol.Conflict], memory_id: str) -> str:
     lines = []
     for c in conflicts:
-        kinds = ", ".join(s.kind for s in c.signals)
-        other = c.older if c.newer.id == memory_id else c.newer
+        said = c.words or wording.words(c.project, c.signals, c.newer, c.older)
+        newer = c.newer.id == memory_id
+        other = c.older if newer else c.newer
         lines.append(
-            f"contradicts {other.id} ({c.confidence:.2f}; {kinds}"
-            f"{'; proposes supersede' if c.proposal else ''}): {other.content[:90]}"
+            f"{wording.sentence(said, newer_side=newer, confidence=c.confidence)} "
+            f"[{other.id}]{'; proposes supersede' if c.proposal else ''}"
         )
     return "\n".join(lines)

@@ -12,6 +12,8 @@ from memls.config.docs import Described, described
 from memls.config.env import ENV_DATA_DIR, ENV_PREFIX, Environment, env_name, environment
 from memls.config.file import (
     ENGINE_RETRIEVAL_KEYS,
+    INSTRUCTION_GLOBS,
+    RECORD_GLOBS,
     ConfigFile,
     Conflicts,
     Days,
@@ -19,6 +21,7 @@ from memls.config.file import (
     Index,
     Limits,
     Models,
+    Notes,
     Privacy,
     Retrieval,
     TtlDays,
@@ -32,6 +35,8 @@ __all__ = [
     "ENGINE_RETRIEVAL_KEYS",
     "ENV_DATA_DIR",
     "ENV_PREFIX",
+    "INSTRUCTION_GLOBS",
+    "RECORD_GLOBS",
     "ConfigFile",
     "Conflicts",
     "Days",
@@ -42,6 +47,7 @@ __all__ = [
     "Limits",
     "Models",
     "Privacy",
+    "Notes",
     "Retrieval",
     "Settings",
     "TtlDays",

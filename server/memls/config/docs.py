@@ -26,6 +26,8 @@ def described(owner: type) -> list[Described]:
     for f in fields(owner):
         _, extra, schema = unwrap(f.type)
         default = f.default if f.default is not msgspec.NODEFAULT else schema.get("default", UNSET)
+        if f.default_factory is not msgspec.NODEFAULT:
+            default = f.default_factory()
         rows.append(
             Described(
                 f.name,

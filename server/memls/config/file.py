@@ -108,6 +108,46 @@ class Conflicts(_Section, frozen=True):
     ] = False
 
 
+#: Which note files are instruction files, and which are decision records, by default (the
+#: editor's `memls.notes.instructions` / `memls.notes.records` settings and config.toml's
+#: `[notes]` start from these). `**/AGENTS.md` matches the root file too.
+INSTRUCTION_GLOBS: tuple[str, ...] = (
+    "**/AGENTS.md",
+    "**/CLAUDE.md",
+    ".github/copilot-instructions.md",
+    ".cursor/rules/**",
+    ".memls/**",
+)
+RECORD_GLOBS: tuple[str, ...] = ("docs/adr/**", "docs/decisions/**")
+
+Globs = Annotated[
+    list[Annotated[str, Meta(min_length=1)]],
+    Meta(extra={"expect": "an array of globs (strings)"}),
+]
+
+
+class Notes(_Section, frozen=True):
+    """Which note files are which kind of document, for the contradiction check, by their
+    path in the project folder (`**` any directories; first match wins, instructions first).
+    Used when the front that syncs a note does not say (the editor's `memls.notes.*`
+    settings do)."""
+
+    instructions: Annotated[
+        Globs,
+        Meta(
+            description="instruction files: every line a standing instruction, so any two "
+            "of a file's statements are compared",
+        ),
+    ] = msgspec.field(default_factory=lambda: list(INSTRUCTION_GLOBS))
+    records: Annotated[
+        Globs,
+        Meta(
+            description="decision records: two statements of one record only across a "
+            "change it records, two records only through a change frame",
+        ),
+    ] = msgspec.field(default_factory=lambda: list(RECORD_GLOBS))
+
+
 class Retrieval(_Section, frozen=True):
     """How much of a query goes to the cross-encoder (its cost per pair is most of a query's
     time on a small CPU: docs/benchmarks.md); a request's own rerankDepth wins."""
@@ -231,6 +271,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_onl
     index: Index = msgspec.field(default_factory=Index)
     models: Models = msgspec.field(default_factory=Models)
     conflicts: Conflicts = msgspec.field(default_factory=Conflicts)
+    notes: Notes = msgspec.field(default_factory=Notes)
     retrieval: Retrieval = msgspec.field(default_factory=Retrieval)
     limits: Limits = msgspec.field(default_factory=Limits)
     privacy: Privacy = msgspec.field(default_factory=Privacy)

@@ -85,6 +85,8 @@ def expected(info: Any, *, env: bool = False) -> str:
         return "a non-empty string" if (kind.min_length or 0) > 0 else "a string"
     if isinstance(kind, inspect.StructType):
         return "a table"
+    if isinstance(kind, inspect.ListType):
+        return f"an array of {expected(kind.item_type).split(' ', 1)[-1]}s"
     return type(kind).__name__
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,7 +18,13 @@ from msgspec import UNSET, UnsetType
 
 from memls import limits
 from memls.config.env import env_name, environment
-from memls.config.file import ENGINE_RETRIEVAL_KEYS, ConfigFile, Limits
+from memls.config.file import (
+    ENGINE_RETRIEVAL_KEYS,
+    INSTRUCTION_GLOBS,
+    RECORD_GLOBS,
+    ConfigFile,
+    Limits,
+)
 from memls.config.introspect import expected, field_type, show, struct_of, where
 from memls.config.paths import data_dir
 from memls.errors import InvalidInput, MemlsError, StoreError
@@ -39,6 +46,8 @@ class Settings:
     rerank: bool = True  # [models] rerank and not $MEMLS_RERANK=0
     rerank_off_by: str | None = None  # which of the two switched it off (for status)
     auto_supersede: bool = False  # [conflicts] auto_supersede
+    instruction_globs: tuple[str, ...] = INSTRUCTION_GLOBS  # [notes] instructions
+    record_globs: tuple[str, ...] = RECORD_GLOBS  # [notes] records
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval], the keys set
     query_cache: bool = True  # [retrieval] cache
     query_cache_entries: int = 256  # [retrieval] cache_entries
@@ -67,6 +76,8 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         rerank=rerank_off_by is None,
         rerank_off_by=rerank_off_by,
         auto_supersede=config.conflicts.auto_supersede,
+        instruction_globs=tuple(config.notes.instructions),
+        record_globs=tuple(config.notes.records),
         retrieval={
             k: v for k, v in _set_fields(config.retrieval).items() if k not in ENGINE_RETRIEVAL_KEYS
         },
@@ -129,9 +140,14 @@ def _refusal(exc: msgspec.ValidationError, raw: dict[str, Any], path: Path | str
     section = struct_of(field_type(ConfigFile, keys[0])) if keys else ConfigFile
     if unknown is not None:
         return _unknown_key(section, keys, unknown, path)
+    item = re.fullmatch(r"(?P<key>.+)\[(?P<n>\d+)\]", keys[-1]) if keys else None
+    if item is not None:  # one entry of an array setting: name the setting, show the entry
+        keys[-1] = item.group("key")
     value: Any = raw
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
+    if item is not None and isinstance(value, list) and int(item.group("n")) < len(value):
+        value = value[int(item.group("n"))]
     if len(keys) == 2:
         expect = expected(field_type(section, keys[1]))
     elif len(keys) == 1:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from memls.conflicts import frames, phrasing
-from memls.conflicts.stems import GENERIC_STEMS
+from memls.conflicts.stems import GENERIC_STEMS, normalize, stem
 from memls.conflicts.subjects import (
     SHORT_CLAUSE_KEYS,
     SHORT_TEXT_KEYS,
@@ -74,6 +74,8 @@ def change_frame(
                 if phrasing.identifier(w) and not is_compound(w) and (w in key or w[:1].isdigit())
             ):
                 continue  # "the v1 API was deprecated" says nothing of "the v2 API"
+            if not in_role(key, existing):
+                continue  # the replaced thing only hangs on another noun in the other text
             scope = change.scope
             if len(scope) > 1 and _scoped_apart(scope, existing, stated):
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
@@ -100,10 +102,58 @@ def change_frame(
         key = named or change.old
         if share_of(key, said) < 1.0 or key & removed:
             continue  # the new text does not name the rejected thing, or removes it too
+        if not in_role(key, new, _AGENT_MODIFIERS):
+            continue  # named only as what something else hangs on ("recommended by EKS")
         rest = (said & stated) - change.old - GENERIC_STEMS
         if len(rest) >= 2:  # the same subject besides the rejected thing
             return [change.marker, *sorted(key)[:2]], _related(change, said)
     return None, False
+
+
+#: A thing named only after "of" (or "based on") hangs on another noun ("the complexity of
+#: cluster management", "deployment of concourse", "an alternative based on Concourse CI"):
+#: the statement is about that noun, not the thing.
+#: Other prepositions often open the statement's choice ("sessions live in Memcached", "runs on
+#: Heroku") and are left alone.
+_MODIFIER_PREPOSITIONS = frozenset({"of"})
+#: For a text that states what another rejected ("rather than using EKS"): a thing named only
+#: as the agent of a participle ("recommended by EKS") is not what it states either.
+_AGENT_MODIFIERS = frozenset({"of", "by"})
+#: What ends such a modifier: punctuation, a conjunction, a relative pronoun, a preposition
+#: of means or destination ("with", "to", "via", "by": the statement's choice).
+_PHRASE_END = frozenset(
+    "and or but nor so because while if when where which that who whose whom than then "
+    "to with via by through using".split()
+)
+_RAW_WORD = re.compile(r"[\w#@][\w.+#/-]*|[,;:.!?()\[\]]")
+#: "instead of", "because of", "out of": no noun for the thing to hang on.
+_NOT_MODIFIER = frozenset({"", "instead", "because", "out", "ahead", "rather", "the", "a", "an"})
+#: Quantity nouns whose "of" names the head itself ("a pool of ingress controllers").
+_QUANTITY = frozenset("set pool number list group couple lot lots few kind type".split())
+
+
+def in_role(
+    key: frozenset[str], text: str, modifiers: frozenset[str] = _MODIFIER_PREPOSITIONS
+) -> bool:
+    """Is one of the replaced thing's words (stems) what `text` states — its subject, its
+    object or its choice — and not only a word hanging on another noun ("the complexity of
+    cluster management", "deployment of concourse")? Generic words count only when the thing
+    has no other."""
+    key = frozenset(k for k in key if k not in GENERIC_STEMS) or key
+    inside = False
+    before = ""
+    for raw in _RAW_WORD.findall(normalize(phrasing.unlinked(text))):
+        word = raw.strip(".-/")
+        if not word or not (word[0].isalnum() or word[0] in "#@"):
+            inside = False
+        elif word in modifiers or (word == "on" and before == "based"):
+            inside = before not in _NOT_MODIFIER and stem(before) not in _QUANTITY
+        elif word in _PHRASE_END:
+            inside = False
+        elif not inside and (with_parts(frozenset({stem(word)})) | {word}) & key:
+            return True
+        before = word
+    return False
 
 
 def _scoped_apart(scope: tuple[str, ...], existing: str, stated: frozenset[str]) -> bool:
@@ -182,6 +232,7 @@ def marker_override(
                 len(hit) / len(words) >= OVERRIDE_MIN_OVERLAP
                 and values_agree
                 and not any(_other_scope(clause, c, frozenset(words)) for c in present)
+                and in_role(frozenset(hit), " ".join(c.text for c in present))
             ):
                 surfaces = [c.surface[k] for c in replaced.clauses for k in c.keys if k in hit]
                 return [*clause.markers, *dict.fromkeys(surfaces)], True

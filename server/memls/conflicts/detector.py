@@ -3,9 +3,9 @@ project (a scoped nearest-neighbour search in the project's own collection, or B
 project when vectors are off), plus the earlier statements a change of the new memory names
 (a lexical lookup of `frames.targets`, since the statement a change replaces is often not among
 its nearest), each scored against the new memory by the pure scorer — under the document rules
-for note units (issue #12): only claims on both sides, two units of one note only across a
-change the note records (`notes.comparable`), and a unit of a rejected, deprecated or
-superseded note is never the newer (current) side."""
+for note units: only claims on both sides, two units of one note only across a change the
+note records unless the note is an instruction file (`notes.comparable`), and a unit of a
+rejected, deprecated or superseded note is never the newer (current) side."""
 
 from __future__ import annotations
 
@@ -16,13 +16,15 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from memls.conflicts.frames import changes, targets
+from memls.conflicts.frames import changes, prohibitions, targets
+from memls.conflicts.negation import forbidden
 from memls.conflicts.phrasing import entities, words
 from memls.conflicts.scorer import gate, score_pair
+from memls.conflicts.subjects import with_parts
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.notes import NoteFacts, comparable
-from memls.protocol import SourceRange, Verdict
+from memls.protocol import Signal, SourceRange, Verdict
 from memls.scope import Visibility
 from memls.store.search import SearchQueries
 
@@ -205,6 +207,10 @@ class Detector:
                 continue
             if _records(here, notes.get(memory_id)) and not _changes(verdict):
                 continue  # two decision records: a later one that reverses says so
+            if _one_instruction_file(here, notes.get(memory_id)) and not _firm(
+                verdict, row["content"], other["content"]
+            ):
+                continue  # two lines of one instruction file: only a firm contradiction
             findings.append(Finding(newer=row, older=other, verdict=verdict))
         return findings
 
@@ -241,10 +247,70 @@ def _records(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
     return _is_record(newer["facts"]) and _is_record(older["facts"])
 
 
+def _one_instruction_file(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:
+    """Are these two units of one instruction file (AGENTS.md, CLAUDE.md, rule files), not
+    on either side of a change the file records (an Update section: such a pair is compared
+    as in any note, with every signal)?"""
+    if newer is None or older is None or newer["source_uri"] != older["source_uri"]:
+        return False
+    if not newer["facts"]:
+        return False
+    facts = _FACTS.decode(newer["facts"])
+    if facts.kind != "instructions":
+        return False
+    return not comparable(
+        (_line(newer["source_range"]), newer["section"]),
+        (_line(older["source_range"]), older["section"]),
+        msgspec.structs.replace(facts, kind=""),
+    )
+
+
+def _firm(verdict: Verdict, new: str, old: str) -> bool:
+    """A contradiction between two lines of one instruction file: the lines of one file share
+    their project's words, so a shared subject word beside a negator, or two different names
+    near each other, is what neighbouring instructions look like. What a later edit that
+    contradicts an earlier line looks like: it states a change of what the other line says
+    (an aligned change frame), gives the same attribute another value, uses the opposite word,
+    or forbids exactly what the other line prescribes (or prescribes what it forbids) — and
+    the two lines are related by meaning on their own (the similarity gate open)."""
+    if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
+        return False
+    kinds = {s.kind for s in verdict.signals if s.weight >= 0.85}
+    if kinds & {"value_change", "antonym"}:
+        return True
+    if any(_names_all_it_replaced(s, old) for s in verdict.signals):
+        return True
+    return _forbids_what_it_says(new, old) or _forbids_what_it_says(old, new)
+
+
+def _names_all_it_replaced(signal: Signal, old: str) -> bool:
+    """A change frame whose replaced thing the other line names in full, not a word of it
+    ("Edit package.json directly instead of using `pnpm add`" / "Run commands with `pnpm
+    run`": the other line states pnpm, not `pnpm add`)."""
+    if signal.kind != "temporal_override" or signal.weight < 0.85:
+        return False
+    replaced = frozenset().union(*(words(t) for t in signal.triggers[1:]))
+    return replaced <= with_parts(words(old) | entities(old))
+
+
+def _forbids_what_it_says(rule: str, other: str) -> bool:
+    """`rule` forbids a thing, and `other` names all of that thing, not some of its words
+    ("Never create random example files" / "Update the files in examples/": no)."""
+    names = (entities(rule), entities(other))
+    if not forbidden(rule, other, names):
+        return False
+    stated = with_parts(words(other) | names[1])
+    return any(thing <= stated for thing, _ in prohibitions(rule))
+
+
 def _is_record(facts: str | None) -> bool:
+    """A decision record: by its path (`notes.records` globs), else, for a note of no known
+    kind, by its record number or status. An instruction file never is one."""
     if not facts:
         return False
     read = _FACTS.decode(facts)
+    if read.kind:
+        return read.kind == "record"
     return read.number is not None or read.status != ""
 
 

@@ -12,10 +12,12 @@ from pathlib import Path
 from memls.config import Settings
 from memls.dedup.lookup import NearDuplicates
 from memls.engine.admin import Admin
+from memls.engine.briefing import Briefing
 from memls.engine.cache import QueryCache
 from memls.engine.conflicts import Conflicts
 from memls.engine.notes import Notes
 from memls.engine.privacy import StoredSecrets
+from memls.engine.promote import Promote
 from memls.engine.reads import Reads
 from memls.engine.review import Review
 from memls.engine.shared import Announcer, Clock, Indexing, Units, degraded
@@ -24,6 +26,7 @@ from memls.engine.writes import Writes
 from memls.index.chroma import VectorIndex
 from memls.index.outbox import Indexer
 from memls.models import ModelRuntime
+from memls.models.tokens import TokenCounter
 from memls.retrieval.pipeline import RetrievalConfig
 from memls.store.unit import Store
 
@@ -42,6 +45,8 @@ class UseCases:
     conflicts: Conflicts
     admin: Admin
     transfers: Transfers
+    briefing: Briefing
+    promote: Promote
 
 
 def compose(
@@ -96,12 +101,19 @@ def compose(
         supersede=writes.supersede,
     )
     indexer.after_index = conflicts.after_index  # the write-time contradiction check
+    notes = Notes(
+        units,
+        clock,
+        indexing,
+        announcer,
+        (settings.instruction_globs, settings.record_globs),
+    )
     return UseCases(
         units=units,
         announcer=announcer,
         indexing=indexing,
         writes=writes,
-        notes=Notes(units, clock, indexing, announcer),
+        notes=notes,
         reads=reads,
         review=Review(units, clock, indexing, announcer, list_memories=reads.list),
         conflicts=conflicts,
@@ -127,5 +139,20 @@ def compose(
             vectors=index is not None,
             store=writes.store,
             redact=redact,
+        ),
+        briefing=Briefing(
+            list_memories=reads.list,
+            query=reads.query,
+            sessions=storage.briefing_sessions,
+            given=storage.briefing_given,
+            counter=TokenCounter(settings.embedder_dir),
+            clock=clock,
+        ),
+        promote=Promote(
+            write=units.write,
+            get=reads.get,
+            sync_note=notes.sync_note,
+            changed=announcer.changed,
+            clock=clock,
         ),
     )

@@ -16,6 +16,7 @@ from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text,
 from memls.errors import MemlsError, NotFound
 from memls.index.chroma import VectorIndex
 from memls.models import ModelRuntime
+from memls.protocol import wording
 from memls.scope import project_key
 from memls.store.search import SearchQueries
 from memls.store.unit import Tx
@@ -110,18 +111,20 @@ class Conflicts:
         newer, older = tx.records(
             [tx.memories.existing(detail["newer"]), tx.memories.existing(detail["older"])]
         )
+        signals = [protocol.Signal(**s) for s in detail["signals"]]
         return protocol.Conflict(
             project=edge["project"],
             status=edge["status"],
             confidence=edge["confidence"],
             similarity=detail["similarity"],
             similarity_source=detail["similaritySource"],
-            signals=[protocol.Signal(**s) for s in detail["signals"]],
+            signals=signals,
             newer=newer,
             older=older,
             detected_at=edge["created_at"],
             proposal=detail.get("proposal"),
             closed_at=edge["closed_at"],
+            words=wording.words(edge["project"], signals, newer, older),
         )
 
     def conflicts(self, params: protocol.ConflictsParams) -> protocol.ConflictsResult:

@@ -12,6 +12,8 @@ opens the parts it owns, `compose` builds the use cases from them, and `Engine` 
     admin.py      Admin      health, doctor, reindex, maintain, dead_letters
     transfers.py  Transfers  ingest, export, import_
     privacy.py    StoredSecrets  doctor's look for secrets older versions stored, and repair
+    briefing.py   Briefing   context
+    promote.py    Promote    promote
     shared.py     what they share: the units of work as the acting front, the listeners, the
                   indexing (indexer + worker), the input checks
     compose.py    which use case gets which part
@@ -291,6 +293,12 @@ class Engine:
 
     def get(self, params: protocol.GetParams) -> protocol.Memory:
         return self._cases.reads.get(params)
+
+    def context(self, params: protocol.ContextParams) -> protocol.ContextResult:
+        return self._cases.briefing.context(params)
+
+    def promote(self, params: protocol.PromoteParams) -> protocol.PromoteResult:
+        return self._cases.promote.promote(params)
 
     def list(self, params: protocol.ListParams) -> protocol.ListResult:
         return self._cases.reads.list(params)

@@ -4,15 +4,17 @@ between notes, resolved by link or number)."""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import msgspec
 
 from memls import protocol, secrets, textnorm
+from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
 from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text
 from memls.engine.writes import clear_tombstone, insert
-from memls.notes import NoteFacts, index, note_facts, parse, resolve_ref
+from memls.notes import NoteFacts, index, note_facts, note_kind, parse, resolve_ref
 from memls.scope import project_key
 from memls.store.unit import Tx
 
@@ -76,17 +78,30 @@ def _redacted(unit: Any) -> Any:
     return msgspec.structs.replace(unit, text=text, key=textnorm.canonical_hash(text))
 
 
+def uri_path(uri: str) -> str:
+    """The file path of a `file:` URI (the URI itself for any other scheme)."""
+    parts = urlsplit(uri)
+    return unquote(parts.path) if parts.scheme == "file" else uri
+
+
 class Notes:
-    """sync_note: a note file's units kept in step with its text, its facts and the
-    project's note links recorded."""
+    """sync_note: a note file's units kept in step with its text, its facts (and its kind of
+    document: `globs`, (instruction globs, record globs) from config.toml's `[notes]`, for a
+    front that does not say) and the project's note links recorded."""
 
     def __init__(
-        self, units: Units, clock: Clock, indexing: Indexing, announcer: Announcer
+        self,
+        units: Units,
+        clock: Clock,
+        indexing: Indexing,
+        announcer: Announcer,
+        globs: tuple[tuple[str, ...], tuple[str, ...]] = (INSTRUCTION_GLOBS, RECORD_GLOBS),
     ) -> None:
         self.units = units
         self.clock = clock
         self.indexing = indexing
         self.announcer = announcer
+        self.globs = globs
 
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         """Make the project's memories from one note file match its text: new units stored,
@@ -145,7 +160,8 @@ class Notes:
                 if key not in wanted:
                     tx.forget(row, "source_removed", now)
                     removed.append(row["id"])
-            relinked = self._record_facts(tx, uri, params.text or "", bool(units), now)
+            kind = params.kind if params.kind is not None else self._note_kind(uri, project)
+            relinked = self._record_facts(tx, uri, params.text or "", bool(units), now, kind)
         self.indexing.kick()
         self.announcer.changed(project, "sync", added + removed + moved)
         self.announcer.changed(project, "links", relinked)  # the first units of the notes concerned
@@ -160,12 +176,26 @@ class Notes:
             secrets=found,
         )
 
+    def _note_kind(self, uri: str, project: str) -> protocol.NoteKind:
+        """What kind of document the note is, by its path in the project folder (a project
+        named by its folder's path, as the editor names it) and config.toml's `[notes]`
+        globs; "" when the note is not inside the folder."""
+        path = uri_path(uri)
+        try:
+            relative = PurePosixPath(path).relative_to(PurePosixPath(project)).as_posix()
+        except ValueError:
+            return ""
+        return note_kind(relative, *self.globs)
+
     @staticmethod
-    def _record_facts(tx: Tx, uri: str, text: str, present: bool, now: str) -> list[str]:
-        """The note's standing, then the project's note links resolved again. Returns the
-        ids of the first units of the notes whose links changed (for `memory/changed`)."""
+    def _record_facts(
+        tx: Tx, uri: str, text: str, present: bool, now: str, kind: protocol.NoteKind = ""
+    ) -> list[str]:
+        """The note's standing (and its kind of document), then the project's note links
+        resolved again. Returns the ids of the first units of the notes whose links changed
+        (for `memory/changed`)."""
         if present:
-            facts = note_facts(text, unquote(uri))
+            facts = msgspec.structs.replace(note_facts(text, unquote(uri)), kind=kind)
             tx.note_files.put(
                 uri,
                 number=facts.number,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from memls import protocol
+from memls.protocol import wording
 
 SOURCE = "memls"
 
@@ -31,11 +32,6 @@ def _utf16(lines: list[str], line: int, column: int) -> int:
     return len(lines[line][:column].encode("utf-16-le")) // 2
 
 
-def _quote(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def for_document(
     uri: str, conflicts: list[protocol.Conflict], lines: list[str] | None = None
 ) -> list[types.Diagnostic]:
@@ -56,11 +52,11 @@ def for_document(
                 related.append(
                     types.DiagnosticRelatedInformation(
                         location=types.Location(uri=other.source_uri, range=there),
-                        message=f"contradicting statement: {_quote(other.content, 80)}",
+                        message=f"contradicting statement: {wording.quote(other.content)}",
                     )
                 )
             kinds = "+".join(dict.fromkeys(s.kind for s in c.signals)) or "contradiction"
-            where_other = f" ({other.source_uri})" if other.source_uri else " (stored memory)"
+            said = c.words or wording.words(c.project, c.signals, c.newer, c.older)
             out.append(
                 types.Diagnostic(
                     range=where,
@@ -68,8 +64,7 @@ def for_document(
                     source=SOURCE,
                     code=kinds,
                     message=(
-                        f"Contradicts “{_quote(other.content)}”{where_other}; "
-                        f"confidence {c.confidence:.2f}"
+                        wording.sentence(said, newer_side=here is c.newer, confidence=c.confidence)
                         + (
                             "; the newer statement says it replaces it"
                             if c.proposal == "supersede"

@@ -61,9 +61,9 @@ async def pull_configuration(ls: MemlsServer) -> None:
 async def configuration_changed(
     ls: MemlsServer, params: types.DidChangeConfigurationParams
 ) -> None:
-    globs = list(ls.globs)
+    before = ls.settings.notes
     await pull_configuration(ls)
-    if ls.globs != globs:
+    if ls.settings.notes != before:  # other notes, or other kinds of them: index again
         ls.spawn(ls.index_workspace())
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pygls import uris
 
-from memls.notes.globs import DEFAULT_GLOBS, default_type, matches
+from memls.notes.globs import DEFAULT_GLOBS, NoteKind, default_type, matches, note_kind
 
 SKIP_DIRS = {
     ".git",
@@ -101,4 +101,22 @@ def note_type(uri: str, root: Path) -> str:
         return "note"
 
 
-__all__ = ["DEFAULT_GLOBS", "Debouncer", "discover", "is_note", "note_type", "read_disk"]
+def kind_of(uri: str, root: Path, instructions: list[str], records: list[str]) -> NoteKind:
+    """Instruction file, decision record or neither, by the note's path in its folder."""
+    path = Path(uris.to_fs_path(uri) or "")
+    try:
+        relative = path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return ""
+    return note_kind(relative, instructions, records)
+
+
+__all__ = [
+    "DEFAULT_GLOBS",
+    "Debouncer",
+    "discover",
+    "is_note",
+    "kind_of",
+    "note_type",
+    "read_disk",
+]

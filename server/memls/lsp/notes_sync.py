@@ -81,6 +81,9 @@ class NoteSync(ServerBase):
             text=text,
             project=folder.project,
             default_type=notes.note_type(uri, folder.path),  # type: ignore[arg-type]
+            kind=notes.kind_of(
+                uri, folder.path, self.settings.notes.instructions, self.settings.notes.records
+            ),
         )
         try:
             result = await self.run("sync_note", params)

@@ -10,12 +10,18 @@ from typing import Any
 import msgspec
 
 from memls import protocol
+from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
 from memls.errors import InvalidInput
 from memls.notes.globs import DEFAULT_GLOBS
 
 
 class NotesSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """Which workspace files are notes, and which of them are instruction files (any two
+    of a file's statements are compared) or decision records."""
+
     globs: list[str] = msgspec.field(default_factory=lambda: list(DEFAULT_GLOBS))
+    instructions: list[str] = msgspec.field(default_factory=lambda: list(INSTRUCTION_GLOBS))
+    records: list[str] = msgspec.field(default_factory=lambda: list(RECORD_GLOBS))
 
 
 class ClientSettings(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=False):

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from memls import protocol
+from memls.protocol import wording
 from memls.scope import folder_path
 
 DATA_NOTICE = (
@@ -161,13 +162,14 @@ def review(r: protocol.ReviewResult) -> str:
 
 
 def conflict_lines(c: protocol.Conflict, project: str) -> list[str]:
+    said = c.words or wording.words(c.project, c.signals, c.newer, c.older)
     return [
-        f"- {c.status} contradiction, confidence {c.confidence:.2f} "
+        f"- {c.status} contradiction: {said.kind}, confidence {c.confidence:.2f} "
         f"({', '.join(s.kind for s in c.signals) or 'no signal'})"
         f"{'; proposal: ' + c.proposal if c.proposal else ''}",
-        f"  newer: {head(c.newer, project)}",
+        f"  newer, {said.newer_place}: {head(c.newer, project)}",
         f"    text: {quote(c.newer.content)}",
-        f"  older: {head(c.older, project)}",
+        f"  older, {said.older_place}: {head(c.older, project)}",
         f"    text: {quote(c.older.content)}",
     ]
 
@@ -216,3 +218,19 @@ def conventions(project: str, memories: list[protocol.Memory]) -> str:
     if not memories:
         lines.append("(none recorded)")
     return "\n".join(lines) + "\n"
+
+
+def no_briefing(project: str) -> str:
+    return f"{DATA_NOTICE}\nproject: {project}: no standing decision, convention or constraint yet."
+
+
+def promoted(r: protocol.PromoteResult) -> str:
+    span = protocol.SourceRange.parse(r.source_range)
+    line = f":{span.start_line + 1}" if span is not None else ""
+    if r.already:
+        return f"{r.id} is already a list item of {r.path}{line}; nothing was written."
+    made = "created the note" if r.created else "added it to"
+    return (
+        f"Promoted {r.id}: {made} {r.path}{line} as a list item. Commit the note to share it "
+        "with the team; the memory is now that note's unit."
+    )

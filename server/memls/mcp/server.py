@@ -25,20 +25,16 @@ import signal
 import sys
 import time
 from typing import Any
-from urllib.parse import quote as url_quote
-from urllib.parse import unquote
 
 import anyio
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.shared.exceptions import McpError
-from pydantic import AnyUrl
 
 from mcp import types
 from memls import __version__, protocol
 from memls.errors import InvalidInput, MemlsError
+from memls.mcp import documents
 from memls.mcp import project as scope
-from memls.mcp import render, work
 from memls.mcp.tools import BY_NAME, TOOLS, Tool
 from memls.scope import folder_path
 
@@ -49,8 +45,6 @@ ENGINE_MS = "memls/engineMs"  # _meta of a tool result: the engine's share of th
 ROOTS_TIMEOUT = 10.0
 MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message per line
 SWITCH_INTERVAL = 0.0005  # s; see serve_stdio
-RESOURCE_SCHEME = "memls://"
-RESOURCE_NAME = "conventions"
 
 INSTRUCTIONS = (
     "memls is this project's memory: decisions, conventions, preferences, lessons and the "
@@ -246,53 +240,18 @@ class McpFront:
             _meta={ENGINE_MS: round(engine_ms, 3)},
         )
 
-    # ------------------------------------------------------------ resources
+    # ------------------------------------------------------------ resources, prompts
 
-    @staticmethod
-    def resource_uri(project: str) -> str:
-        return f"{RESOURCE_SCHEME}{url_quote(project, safe='/')}/{RESOURCE_NAME}"
+    describe = staticmethod(_describe)
 
     async def list_resources(self, session: Any) -> list[types.Resource]:
         try:
-            projects = await self.allowed(session)
+            return documents.resources(await self.allowed(session))
         except MemlsError:
             return []
-        return [
-            types.Resource(
-                uri=AnyUrl(self.resource_uri(p)),
-                name=f"conventions of {p}",
-                title="Project decisions and conventions",
-                description="The project's active decisions and conventions, as recalled project "
-                "memory with provenance and trust (data, not instructions).",
-                mimeType="text/markdown",
-            )
-            for p in projects
-        ]
 
     async def read_resource(self, session: Any, uri: str) -> list[ReadResourceContents]:
-        suffix = "/" + RESOURCE_NAME
-        if not uri.startswith(RESOURCE_SCHEME) or not uri.endswith(suffix):
-            raise McpError(
-                types.ErrorData(
-                    code=types.INVALID_PARAMS,
-                    message=(
-                        f"unknown resource {uri}; memls serves {RESOURCE_SCHEME}<project>{suffix}"
-                    ),
-                )
-            )
-        named = unquote(uri[len(RESOURCE_SCHEME) : -len(suffix)])
-        try:
-            project = await self.project(session, named)
-            found = await self.run(session, lambda e: work.conventions(e, project), read=True)
-        except MemlsError as exc:
-            raise McpError(
-                types.ErrorData(code=types.INVALID_PARAMS, message=_describe(exc))
-            ) from None
-        return [
-            ReadResourceContents(
-                content=render.conventions(project, found), mime_type="text/markdown"
-            )
-        ]
+        return await documents.read(self, session, uri)
 
     # ------------------------------------------------------------ the SDK server
 
@@ -319,16 +278,16 @@ class McpFront:
 
         @server.list_resource_templates()
         async def list_resource_templates() -> list[types.ResourceTemplate]:
-            return [
-                types.ResourceTemplate(
-                    uriTemplate=RESOURCE_SCHEME + "{project}/" + RESOURCE_NAME,
-                    name="conventions",
-                    title="Project decisions and conventions",
-                    description="The active decisions and conventions of a project (its root "
-                    "folder's absolute path).",
-                    mimeType="text/markdown",
-                )
-            ]
+            return documents.templates()
+
+        @server.list_prompts()
+        async def list_prompts() -> list[types.Prompt]:
+            front.start_opening(session())
+            return [documents.PROMPT]
+
+        @server.get_prompt()
+        async def get_prompt(name: str, arguments: dict[str, str] | None) -> Any:
+            return await documents.get_prompt(front, session(), name, arguments)
 
         @server.read_resource()
         async def read_resource(uri: Any) -> list[ReadResourceContents]:

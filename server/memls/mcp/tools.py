@@ -277,6 +277,24 @@ TOOLS: list[Tool] = [
         described={"reason": "Only this reason.", "limit": "How many at most (default 100)."},
     ),
     Tool(
+        name="promote",
+        title="Share a memory through the repository",
+        description=(
+            "Write a memory into a note of the project (default `.memls/memory.md`, created "
+            "if absent) as a list item under the heading of its type, so it travels with git "
+            "to the rest of the team; the memory becomes that note's unit. Only when the user "
+            "asks to share it: the note is a file in their repository."
+        ),
+        method="promote",
+        params=protocol.PromoteParams,
+        result=protocol.PromoteResult,
+        render=render.promoted,
+        described={
+            "id": ID,
+            "to": "The note, relative to the project's folder (default .memls/memory.md).",
+        },
+    ),
+    Tool(
         name="stats",
         title="Memory statistics",
         description="Counts of this project's memories by status, trust and type; the review "

@@ -6,7 +6,7 @@ No I/O, no clock: the watcher in the LSP front reads files and calls the engine.
 """
 
 from memls.notes.document import NoteFacts, comparable, note_facts
-from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches
+from memls.notes.globs import DEFAULT_GLOBS, default_type, match, matches, note_kind
 from memls.notes.memory_type import infer_type
 from memls.notes.parse import MAX_UNIT_CHARS, Unit, index, parse
 from memls.notes.references import Ref, note_number, resolve_ref
@@ -30,6 +30,7 @@ __all__ = [
     "infer_type",
     "match",
     "matches",
+    "note_kind",
     "parse",
     "split_lines",
 ]

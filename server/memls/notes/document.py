@@ -15,7 +15,10 @@ A rejected status with "see [019](...)" names 019 in `see`.
 
 Changes (`records_change`, `comparable`). A note records a change when it has an `update`
 section or a dated update paragraph ("Update 2021-03-04: ...", "**Edit (12/3/21)**: ..."). Two
-units of one note are compared only across such a change: one before it, one inside it.
+units of one note are compared only across such a change: one before it, one inside it —
+except in an instruction file (`kind`, from `globs.note_kind`: AGENTS.md, CLAUDE.md, rule
+files), where every line is a standing instruction and edits pile up over years: any two of its
+claims are compared, as two files would be.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Literal, cast
 
 import msgspec
 
+from memls.notes.globs import NoteKind
 from memls.notes.references import Ref, note_number, number_of, scan_relations
 from memls.notes.scan import split_lines
 from memls.notes.sections import DATE, LINK, section_kind
@@ -48,6 +52,9 @@ class NoteFacts(msgspec.Struct, frozen=True, kw_only=True):
     see: tuple[Ref, ...] = ()
     records_change: bool = False
     change_lines: tuple[int, ...] = ()  # 0-based first line of each recorded change
+    #: what kind of document the note is, by its path (`globs.note_kind`; the engine sets it:
+    #: the text alone does not say)
+    kind: NoteKind = ""
 
     @property
     def current(self) -> bool:
@@ -178,7 +185,10 @@ def _status_of(status_text: str) -> Status:
 
 def comparable(a: tuple[int, str], b: tuple[int, str], facts: NoteFacts) -> bool:
     """May two units of ONE note, each given as (start_line, section), be checked against each
-    other? Only across a change the note records: one unit inside it, the other before it."""
+    other? In an instruction file, always; in any other note only across a change the note
+    records: one unit inside it, the other before it."""
+    if facts.kind == "instructions":
+        return True
     if not facts.records_change:
         return False
     first = min(facts.change_lines)

@@ -14,6 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
+# What kind of document a note file is (`NoteKind`), for the document rules of the
+# contradiction check: an instruction file (every line a standing instruction, edited over
+# years by many hands and agents: any two of its claims are compared), a decision record
+# (sections that argue one decision: compared across a change it records, and with another
+# record only through a change frame) or "" (neither: a record when it has a number or a
+# status).
+from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
+from memls.protocol.base import NoteKind
+
 DEFAULT_GLOBS: tuple[str, ...] = (
     "AGENTS.md",
     "CLAUDE.md",
@@ -75,3 +84,16 @@ def default_type(relative_posix_path: str) -> str:
         if match(relative_posix_path, glob):
             return memory_type
     return "note"
+
+
+def note_kind(
+    relative_posix_path: str,
+    instructions: Iterable[str] = INSTRUCTION_GLOBS,
+    records: Iterable[str] = RECORD_GLOBS,
+) -> NoteKind:
+    """The kind of document a note file is, by its path relative to the workspace folder."""
+    if matches(relative_posix_path, instructions):
+        return "instructions"
+    if matches(relative_posix_path, records):
+        return "record"
+    return ""

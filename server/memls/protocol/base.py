@@ -24,6 +24,10 @@ ForgetReason = Literal[
     "source_removed",
 ]
 FeedbackSignal = Literal["helpful", "unhelpful", "outdated"]
+#: What kind of document a note file is (`memls.notes.globs.note_kind`): an instruction file
+#: (AGENTS.md, CLAUDE.md, rule files: any two of its claims are compared), a decision record,
+#: or "" (neither).
+NoteKind = Literal["instructions", "record", ""]
 ReviewAction = Literal["list", "approve", "reject", "restore"]
 
 MEMORY_TYPES: tuple[str, ...] = typing.get_args(MemoryType)

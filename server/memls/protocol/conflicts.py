@@ -34,6 +34,19 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     update_marker: bool
 
 
+class ConflictWords(Wire):
+    """How a person reads the pair (`protocol.wording`): its kind in words ("a later switch",
+    "opposite instructions", "different values", "different choices"), each side quoted (one
+    line, at most 120 characters, cut at a word) and placed (`path:line`, the path relative
+    to the project's folder; "a stored memory" for one that comes from no file)."""
+
+    kind: str
+    newer_quote: str
+    newer_place: str
+    older_quote: str
+    older_place: str
+
+
 class Conflict(Wire):
     """Two memories of one project that contradict each other (both edges carry this)."""
 
@@ -48,6 +61,7 @@ class Conflict(Wire):
     detected_at: str
     proposal: Literal["supersede"] | None = None
     closed_at: str | None = None
+    words: ConflictWords | None = None
 
 
 class ConflictsParams(Wire):

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from memls.protocol.agents import ContextParams, ContextResult, PromoteParams, PromoteResult
 from memls.protocol.conflicts import (
     CheckPairParams,
     ConflictsNotification,
@@ -86,6 +87,8 @@ METHODS: dict[str, Method] = {
     "memory/syncNote": Method("sync_note", SyncNoteParams, SyncNoteResult),
     "memory/health": Method("health", HealthParams, HealthResult),
     "memory/ingest": Method("ingest", IngestParams, IngestResult),
+    "memory/context": Method("context", ContextParams, ContextResult),
+    "memory/promote": Method("promote", PromoteParams, PromoteResult),
 }
 """Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
 

@@ -13,6 +13,7 @@ from memls.protocol.base import (
     Limit,
     MemoryId,
     MemoryType,
+    NoteKind,
     Project,
     RangeText,
     ReviewAction,
@@ -293,6 +294,9 @@ class SyncNoteParams(Wire):
     text: str | None  # a whole note file: bounded by max_frame_bytes
     project: Project | None = None
     default_type: MemoryType = "note"
+    #: null: the engine decides by the note's path in the project folder and the `[notes]`
+    #: globs of its config.toml (the editor sends what its own settings say)
+    kind: NoteKind | None = None
 
 
 class SyncNoteResult(Wire):

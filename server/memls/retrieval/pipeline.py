@@ -269,7 +269,7 @@ def _current_first(ordered: list[Any]) -> list[Any]:
 
     Only for typed statements (decision, convention, ... — not `note`): on free text such as
     conversation turns the scorer still raises many false pairs (1,155 among LoCoMo's 2,760 dev
-    turns), and moving them cost 4 points of R@5 (benchmarks/results/locomo-house.txt). Every
+    turns), and moving them cost 4 points of R@5 on the LoCoMo dev split. Every
     result still carries its contradicts / contradictedBy marks."""
     out = list(ordered)
     position = {entry[1][3].id: i for i, entry in enumerate(out)}

@@ -247,6 +247,16 @@ class Memories(Repository):
             range=source_range,
         )
 
+    def set_source(self, memory_id: str, source_uri: str, source_range: str) -> None:
+        """The memory is now the unit at `source_range` of the note `source_uri`."""
+        self._exec(
+            "UPDATE memories SET source_uri = :uri, source_range = :range "
+            "WHERE id = :id AND project = :project",
+            id=memory_id,
+            uri=source_uri,
+            range=source_range,
+        )
+
     def supersede(self, memory_id: str, until: str, at: str) -> None:
         """End the validity and mark it superseded and invalidated, in one UPDATE."""
         self._exec(
