@@ -33,7 +33,8 @@ from typing import Any, Protocol, cast
 from memls import protocol
 from memls.config import data_dir, ensure_private_dir
 from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
-from memls.daemon.owner import OwnerServer, remove_stale_socket, socket_path
+from memls.daemon.owner import OwnerServer
+from memls.daemon.sockets import remove_stale_socket, socket_path
 from memls.engine import Engine
 from memls.errors import StoreError
 from memls.index import integrity
