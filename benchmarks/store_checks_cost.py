@@ -37,11 +37,6 @@ from memls.models import ModelRuntime
 VARIANTS = ("plain", "secrets", "both")
 
 
-class _NoNear:
-    def find(self, *args, **kwargs):
-        return None
-
-
 def turns(path: Path, n: int) -> list[str]:
     out = []
     for sample in json.loads(path.read_text()):
@@ -76,18 +71,15 @@ def main() -> None:
             v: Engine.open(Path(tmp) / v, front="bench", cache=False, models=models)
             for v in VARIANTS
         }
+        nears = {e: e._cases.writes.near for e in engines.values()}
         try:
             for text in texts:
                 for variant in VARIANTS:
                     engine = engines[variant]
                     screen = real_screen if variant != "plain" else lambda t, *a, **k: t
                     writes_module.secrets.screen = screen  # type: ignore[attr-defined]
-                    near = variant == "both"
-                    engine._near_duplicates = (  # type: ignore[method-assign]
-                        (lambda e=engine: writes_module.Writes._near_duplicates(e))
-                        if near
-                        else (lambda: _NoNear())
-                    )
+                    writes = engine._cases.writes  # the use case the facade delegates to
+                    writes.near = nears[engine] if variant == "both" else None
                     params = protocol.StoreParams(text=text, project="bench")
                     started = time.perf_counter()
                     engine.store(params)

@@ -19,12 +19,14 @@ from memls.cli import (
 from memls.cli.common import (
     JsonOpt,
     ProjectOpt,
+    RedactOpt,
     State,
     _call,
     _emit,
     _params,
     _require_project,
     app,
+    secret_lines,
 )
 from memls.daemon import open_engine
 from memls.errors import InvalidInput
@@ -181,14 +183,10 @@ def doctor(
         help="Rebuild the vector index from SQLite if it "
         "disagrees (deleted, corrupted, out of date); with --secrets, redact the secrets found.",
     ),
-    secrets: bool = typer.Option(
-        False,
-        "--secrets",
-        help="Also look for secrets (keys, tokens, passwords) that older versions stored.",
-    ),
+    secrets: bool = typer.Option(False, "--secrets", help="Also look for stored secrets."),
 ) -> None:
-    """Check the models and that the vector index agrees with SQLite (exit 1 if not); with
-    --secrets, that no stored memory holds a secret."""
+    """Check the models, that the vector index agrees with SQLite and (--secrets) that no
+    stored memory holds a secret (exit 1 if not)."""
     params = _params(protocol.DoctorParams, {"project": project, "secrets": secrets})
     with open_engine(State.data_dir, front="cli") as engine:
         r = engine.doctor(msgspec.structs.replace(params, repair=repair))
@@ -205,12 +203,7 @@ def doctor(
             f"{name}: {status.get('state')} {status.get('path') or ''} "
             f"{status.get('error') or ''}".rstrip()
         )
-    lines += [
-        f"secret: {x.id} {x.kind} at line {x.line}, column {x.column}"
-        + (" (its forgetting log preview)" if x.place == "forgetting_log" else "")
-        for x in r.secrets
-    ]
-    lines += [f"redacted: {memory_id}" for memory_id in redacted]
+    lines += secret_lines(r.secrets, redacted)
     lines += [f"problem: {x}" for x in r.problems] or ["ok"]
     _emit(r, as_json, "\n".join(lines))
     if not r.ok:
@@ -233,13 +226,6 @@ def export(
         sys.stdout.write(text)
     else:
         out.write_text(text, encoding="utf-8")
-
-
-RedactOpt = typer.Option(
-    False,
-    "--redact",
-    help="Replace secrets in memories by [REDACTED:kind] instead of refusing them.",
-)
 
 
 @app.command("import")
