@@ -193,6 +193,23 @@ describe("memory/* over stdio with the generated types", () => {
     await expect(req("memory/context", { uri: wsUri, budget: 10 })).rejects.toMatchObject({ code: -32602, data: { field: "budget" } });
   });
 
+  it("citations: store citing code, the memories citing a document, check, reconfirm", async () => {
+    const ops = join(ws, "ops.py");
+    writeFileSync(ops, "def deploy(env):\n    run('make release', env)\n    notify(env)\n");
+    const s = await req("memory/store", { uri: wsUri, text: "Deploys run make release first",
+      citations: [{ path: "ops.py", symbol: "deploy" }] });
+    expect(s.memory.citations?.map((c) => [c.path, c.startLine, c.endLine, c.state])).toEqual([["ops.py", 1, 3, "fresh"]]);
+    const cited = await req("memory/citations", { uri: pathToFileURL(ops).toString() });
+    expect(cited.ranges.map((r) => [r.memory, r.startLine, r.stale])).toEqual([[s.id, 1, false]]);
+    writeFileSync(ops, "def deploy(env):\n    run('make ship', env)\n    notify(env)\n");
+    const checked = await req("memory/check", { uri: wsUri });
+    expect(checked.citations.map((c) => [c.memory, c.state])).toEqual([[s.id, "changed"]]);
+    const again = await req("memory/reconfirm", { uri: wsUri, id: s.id });
+    expect(again.memory.stale).toBe(false);
+    await expect(req("memory/store", { uri: wsUri, text: "x", citations: [{ path: "../out.py" }] }))
+      .rejects.toMatchObject({ code: -32602, data: { field: "citations[0].path" } });
+  });
+
   it("bad input is refused naming the field", async () => {
     await expect(req("memory/store", { uri: wsUri, text: "x", type: "bogus" as any })).rejects.toMatchObject({ code: -32602, data: { field: "type" } });
     await expect(req("memory/get", { uri: "file:///elsewhere/x.md", id: "m" })).rejects.toMatchObject({ code: -32602, data: { field: "uri" } });

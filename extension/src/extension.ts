@@ -11,7 +11,8 @@ import { openSource } from "./folders";
 import { registerTools } from "./lmTools";
 import { StatusBar } from "./status";
 import { ConflictsTree, resolveConflict, type ConflictNode } from "./views/conflicts";
-import { ReviewTree, reviewAction, type ReviewNode } from "./views/review";
+import { CitationLenses, openMemory, showCitingMemories } from "./views/citations";
+import { ReviewTree, citedCodeAction, reviewAction, type ReviewNode } from "./views/review";
 import type { Request } from "./wire";
 
 export interface MemlsApi {
@@ -19,6 +20,7 @@ export interface MemlsApi {
   request: Request;
   review: ReviewTree;
   conflicts: ConflictsTree;
+  lenses: CitationLenses;
   status: StatusBar;
   /** Resolves once the first start has been tried (true: the server runs). */
   started: Promise<boolean>;
@@ -45,12 +47,14 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
   };
   const review = new ReviewTree(request, folders);
   const conflicts = new ConflictsTree(request, folders);
+  const lenses = new CitationLenses(request);
   const status = new StatusBar(request, () => client.state, activeFolder);
   const promotions = new PromoteActions(request);
 
   const refreshViews = () => {
     promotions.forget();
     review.refresh();
+    lenses.refresh();
     conflicts.refresh();
     status.schedule();
   };
@@ -88,6 +92,16 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
       return r;
     }));
   }
+  const cited = { reconfirm: "reconfirm", edit: "edit", forgetChanged: "forget" } as const;
+  for (const [name, how] of Object.entries(cited)) {
+    command(`memls.review.${name}`, report(async (node?: ReviewNode) => {
+      const r = await citedCodeAction(request, how, node);
+      refreshViews();
+      return r;
+    }));
+  }
+  command("memls.showCitingMemories", report((ranges) => showCitingMemories(request, ranges)));
+  command("memls.openMemory", report((id: string) => openMemory(request, id)));
   const resolutions = { supersedeOlder: "older", supersedeNewer: "newer", dismiss: "dismiss" } as const;
   for (const [name, how] of Object.entries(resolutions)) {
     command(`memls.conflict.${name}`, report(async (node?: ConflictNode) => {
@@ -102,6 +116,8 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
     status,
     vscode.window.createTreeView("memls.review", { treeDataProvider: review, showCollapseAll: true }),
     vscode.window.createTreeView("memls.conflicts", { treeDataProvider: conflicts }),
+    vscode.languages.registerCodeLensProvider({ scheme: "file" }, lenses),
+    vscode.languages.registerHoverProvider({ scheme: "file" }, lenses),
     vscode.languages.registerCodeActionsProvider({ scheme: "file" }, promotions, {
       providedCodeActionKinds: PromoteActions.kinds,
     }),
@@ -123,7 +139,7 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
     refreshViews();
     return ok;
   });
-  return { client, request, review, conflicts, status, started };
+  return { client, request, review, conflicts, lenses, status, started };
 }
 
 export function deactivate(): Thenable<void> | undefined {

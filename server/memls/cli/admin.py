@@ -26,6 +26,7 @@ from memls.cli.common import (
     _params,
     _require_project,
     app,
+    folder_key,
     secret_lines,
 )
 from memls.daemon import open_engine
@@ -260,8 +261,11 @@ def ingest(
 ) -> None:
     """Store many memories at once, all or none, and wait until they are indexed (a progress
     bar on a terminal). Each line is an object with the fields of `memory/store`: text, and
-    optionally type, validFrom, validUntil, sourceUri, sourceRange, force, redact."""
+    optionally type, validFrom, validUntil, sourceUri, sourceRange, force, redact, and
+    citations ([{"path": "src/a.py", "startLine": 10, "endLine": 20}], paths relative to the
+    project folder)."""
     _require_project(project)
+    project = folder_key(project)
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:

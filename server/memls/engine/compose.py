@@ -14,6 +14,7 @@ from memls.dedup.lookup import NearDuplicates
 from memls.engine.admin import Admin
 from memls.engine.briefing import Briefing
 from memls.engine.cache import QueryCache
+from memls.engine.citations import Citations
 from memls.engine.conflicts import Conflicts
 from memls.engine.notes import Notes
 from memls.engine.privacy import StoredSecrets
@@ -28,6 +29,7 @@ from memls.index.outbox import Indexer
 from memls.models import ModelRuntime
 from memls.models.tokens import TokenCounter
 from memls.retrieval.pipeline import RetrievalConfig
+from memls.store.citations import cited_projects
 from memls.store.unit import Store
 
 
@@ -42,6 +44,7 @@ class UseCases:
     notes: Notes
     reads: Reads
     review: Review
+    citations: Citations
     conflicts: Conflicts
     admin: Admin
     transfers: Transfers
@@ -78,6 +81,13 @@ def compose(
     redact = settings.secrets == "redact"  # [privacy] secrets
     near = NearDuplicates(storage.search, index, models)
     writes = Writes(units, clock, indexing, announcer, near=near, redact=redact)
+    citations = Citations(
+        units.write,
+        units.read,
+        clock,
+        announcer.changed,
+        projects=functools.partial(cited_projects, storage.db),
+    )
     reads = Reads(
         units,
         storage,
@@ -115,7 +125,15 @@ def compose(
         writes=writes,
         notes=notes,
         reads=reads,
-        review=Review(units, clock, indexing, announcer, list_memories=reads.list),
+        review=Review(
+            units,
+            clock,
+            indexing,
+            announcer,
+            list_memories=reads.list,
+            cited_code_changed=citations.cited_code_changed,
+        ),
+        citations=citations,
         conflicts=conflicts,
         admin=Admin(
             units,

@@ -288,6 +288,26 @@ class Engine:
     def forget(self, params: protocol.ForgetParams) -> protocol.ForgetResult:
         return self._cases.writes.forget(params)
 
+    def check_citations(self, params: protocol.CheckParams) -> protocol.CheckResult:
+        return self._cases.citations.check(params)
+
+    def citations(self, params: protocol.CitationsParams) -> protocol.CitationsResult:
+        return self._cases.citations.citations(params)
+
+    def reconfirm(self, params: protocol.ReconfirmParams) -> protocol.ReconfirmResult:
+        return self._cases.citations.reconfirm(params)
+
+    def recheck_citations(
+        self, project: str, paths: Iterable[str] | None = None
+    ) -> protocol.CheckResult:
+        """The owner's watcher: check the citations at `paths` (all, when None) now."""
+        return self._cases.citations.recheck(project, paths)
+
+    def cited(self) -> dict[str, list[str]]:
+        """Project -> the paths its citations stand at, for every project with citations."""
+        cases = self._cases.citations
+        return {project: cases.cited_paths(project) for project in cases.projects()}
+
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         return self._cases.notes.sync_note(params)
 

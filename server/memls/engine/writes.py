@@ -7,6 +7,7 @@ from typing import Any
 
 from memls import protocol, secrets, textnorm, timeutil
 from memls.dedup.lookup import NearDuplicates
+from memls.engine import cite
 from memls.engine.shared import (
     Announcer,
     Clock,
@@ -62,6 +63,13 @@ class Writes:
         if valid_until is not None and valid_until < valid_from:
             raise InvalidInput("must not be before validFrom", field="validUntil")
         canonical = textnorm.canonical_hash(text)
+        cited = cite.prepare(
+            project,
+            params.citations,
+            text=text,
+            infer=params.infer_citations,
+            source_uri=params.source_uri,
+        )
         with self.units.write(project) as tx:
             if params.derived_from:
                 require(tx, params.derived_from, "derivedFrom")
@@ -101,6 +109,8 @@ class Writes:
                 derived_from=params.derived_from,
                 canonical=canonical,
             )
+            if cited:
+                tx.citations.add(memory_id, cited, now)
             memory = fetch_memory(tx, memory_id)
         self.indexing.kick()
         self.announcer.changed(project, "store", [memory_id])

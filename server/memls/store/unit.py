@@ -19,6 +19,7 @@ from memls import textnorm
 from memls.store import transfer
 from memls.store.audit import Audit
 from memls.store.briefings import BriefingSessions
+from memls.store.citations import Citations
 from memls.store.db import Database
 from memls.store.edges import Conflicts, Edges
 from memls.store.feedback import Feedback, Transitions
@@ -51,6 +52,7 @@ class Tx:
         self.note_units = NoteUnits(conn, project)
         self.note_files = NoteFiles(conn, project)
         self.note_links = NoteLinks(conn, project)
+        self.citations = Citations(conn, project)
 
     def audit(self, op: str, memory_id: str | None, at: str, **detail: Any) -> None:
         self.audit_log.add(op, memory_id, at, self.front, **detail)
