@@ -11,6 +11,7 @@ camelCase. Fronts build params with `parse(Type, data)`, which validates and nam
 from memls.protocol.agents import *  # noqa: F403
 from memls.protocol.base import *  # noqa: F403
 from memls.protocol.base import MEMORY_TYPES, SourceRange, Wire  # noqa: F401
+from memls.protocol.citations import *  # noqa: F403
 from memls.protocol.codec import encode_json, parse, to_wire  # noqa: F401
 from memls.protocol.conflicts import *  # noqa: F403
 from memls.protocol.methods import METHODS, NOTIFICATIONS, Method  # noqa: F401

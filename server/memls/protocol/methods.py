@@ -7,6 +7,14 @@ from typing import Any
 import msgspec
 
 from memls.protocol.agents import ContextParams, ContextResult, PromoteParams, PromoteResult
+from memls.protocol.citations import (
+    CheckParams,
+    CheckResult,
+    CitationsParams,
+    CitationsResult,
+    ReconfirmParams,
+    ReconfirmResult,
+)
 from memls.protocol.conflicts import (
     CheckPairParams,
     ConflictsNotification,
@@ -21,10 +29,6 @@ from memls.protocol.requests import (
     AuditParams,
     AuditResult,
     ChangedNotification,
-    CheckParams,
-    CheckResult,
-    CitationsParams,
-    CitationsResult,
     DeadLettersResult,
     DoctorParams,
     DoctorResult,
@@ -46,8 +50,6 @@ from memls.protocol.requests import (
     ProgressNotification,
     QueryParams,
     QueryResult,
-    ReconfirmParams,
-    ReconfirmResult,
     ReindexParams,
     ReindexResult,
     ReviewParams,
