@@ -202,3 +202,32 @@ def test_a_named_thing_that_changes_ends_is_the_topic_not_a_slot() -> None:
         "Playwright tests run in headless Chromium.", "End-to-end tests use Playwright."
     )
     assert fires("The Android release is signed off by Ravi.", "Mei signs off the Android release.")
+
+
+def test_a_thing_used_with_another_in_brackets_is_a_preference() -> None:
+    """ "Use end-to-end tests (not mocks)" ranks end-to-end tests above mocks; what it is used
+    for is no part of either."""
+    ((used, over, _),) = frames.preferences("Use end-to-end tests (not mocks)")
+    assert (used, over) == (frozenset({"end-to-end", "test"}), frozenset({"mock"}))
+    ((used, over, _),) = frames.preferences("Use **tox** for testing (not pytest directly):")
+    assert used == frozenset({"tox"})
+
+
+@pytest.mark.parametrize(
+    ("new", "existing", "swapped"),
+    [
+        (
+            "Prefer mocks over end-to-end tests for integrations",
+            "Use end-to-end tests (not mocks)",
+            True,
+        ),
+        (
+            "Prefer mocks over end-to-end tests for integrations",
+            "Use **tox** for testing (not pytest directly):",
+            False,
+        ),
+        ("Prefer end-to-end tests over mocks", "Use end-to-end tests (not mocks)", False),
+    ],
+)
+def test_a_bracketed_preference_reversed(new: str, existing: str, swapped: bool) -> None:
+    assert bool(preference_swap(new, existing)) is swapped

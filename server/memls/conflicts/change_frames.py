@@ -54,10 +54,14 @@ def change_frame(
     #   read on b.keys: a past clause ("Initially we'll ...") still makes a statement long
     if not frames.changes(new) and not frames.changes(existing):
         return None, False
+    banned = frozenset(w for thing, _ in frames.prohibitions(existing) for w in thing)
     for change in () if phrasing.hedged(new) else frames.changes(new):
         fill = change.new - change.old
         if change.head in fill and not fill & names[0]:
             fill = frozenset({change.head})  # "services log with zap instead of logrus": zap
+        if fill and share_of(fill - GENERIC_STEMS, banned) >= FRAME_MIN_SHARE:
+            return [change.marker, *change.old_words], _related(change, old_keys)  # the
+            #   existing text forbids the new state ("Do not use double backticks")
         if change.new and restated(fill, names[0], stated):
             continue  # the existing text already says the new state
         if change.old:

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from memls.conflicts.choices import preference_swap
 from memls.conflicts.frames import changes, prohibitions, targets
 from memls.conflicts.negation import forbidden
 from memls.conflicts.phrasing import entities, words
@@ -271,7 +272,7 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
     near each other, is what neighbouring instructions look like. What a later edit that
     contradicts an earlier line looks like: it states a change of what the other line says
     (an aligned change frame), gives the same attribute another value, uses the opposite word,
-    or forbids exactly what the other line prescribes (or prescribes what it forbids) — and
+    reverses a preference, or forbids exactly what the other line prescribes (or prescribes what it forbids) — and
     the two lines are related by meaning on their own (the similarity gate open)."""
     if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
         return False
@@ -280,6 +281,9 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
         return True
     if any(_names_all_it_replaced(s, old) for s in verdict.signals):
         return True
+    if preference_swap(new, old):
+        return True  # one line prefers what the other ranks below ("Prefer mocks over
+        #              end-to-end tests" / "Use end-to-end tests (not mocks)")
     return _forbids_what_it_says(new, old) or _forbids_what_it_says(old, new)
 
 
