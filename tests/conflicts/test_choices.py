@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from memls.conflicts import frames, score_pair
-from memls.conflicts.choices import choice_change, named_swap, preference_swap, told_before
+from memls.conflicts.choices import (
+    choice_change,
+    named_swap,
+    preference_swap,
+    preferred_against,
+    told_before,
+)
 from memls.conflicts.phrasing import entities
 from memls.conflicts.text import analyze
 
@@ -231,3 +237,23 @@ def test_a_thing_used_with_another_in_brackets_is_a_preference() -> None:
 )
 def test_a_bracketed_preference_reversed(new: str, existing: str, swapped: bool) -> None:
     assert bool(preference_swap(new, existing)) is swapped
+
+
+@pytest.mark.parametrize(
+    ("rule", "other", "found"),
+    [
+        ("Use spaces, never tabs.", "Indent with tabs.", True),
+        ("Indent with 4 spaces, never tabs.", "Indent with tabs.", True),
+        ("Use uv, never pip.", "Install the package with pip install -e .", True),
+        ("Use spaces, never tabs.", "Indent with spaces; tabs are converted.", False),  # names A
+        ("Use spaces, never tabs.", "Never indent with tabs.", False),  # agrees
+        ("Use spaces, never tabs.", "Use tabs over spaces in Makefiles.", False),  # a preference
+    ],
+)
+def test_a_preference_against_the_thing_the_other_text_states(
+    rule: str, other: str, found: bool
+) -> None:
+    """A over B, and the other text states B for itself (no A, no negator, no preference)."""
+    assert bool(preferred_against(rule, other)) is found
+    if found:
+        assert score_pair(other, rule, similarity=0.85).contradiction

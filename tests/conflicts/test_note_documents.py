@@ -280,3 +280,29 @@ def test_the_config_file_says_which_notes_are_instruction_files(tmp_path, clock)
         assert e.flush()
         assert pairs(e, str(a)) == []
         assert pairs(e, str(b)) == [(SWITCH, "Use yarn to install dependencies.")]
+
+
+def test_a_later_line_of_one_instruction_file_that_turns_an_earlier_one_around(
+    any_engine, tmp_path
+):
+    """Without a change word: a preference against what an earlier line states, the same line
+    with one thing changed, a forbidden thing allowed where it was forbidden. Each later line
+    is flagged against the earlier one it contradicts and nothing else."""
+    e = any_engine
+    text = (
+        "# Agents\n\n- Indent with tabs.\n- Use single quotes for strings.\n"
+        "- Do not use emojis in commits, issues or PR communication.\n"
+        "- Run `make lint` before committing.\n\n## Later\n\n"
+        "- Use spaces, never tabs.\n- Use double quotes for strings.\n"
+        "- Emojis are welcome in commit messages.\n"
+    )
+    instructions(e, tmp_path, text)
+    assert e.flush()
+    assert sorted(pairs(e, str(tmp_path))) == [
+        (
+            "Emojis are welcome in commit messages.",
+            "Do not use emojis in commits, issues or PR communication.",
+        ),
+        ("Use double quotes for strings.", "Use single quotes for strings."),
+        ("Use spaces, never tabs.", "Indent with tabs."),
+    ]

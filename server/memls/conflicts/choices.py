@@ -322,6 +322,19 @@ def preference_swap(new: str, existing: str) -> list[str]:
     return []
 
 
+def preferred_against(rule: str, other: str) -> list[str]:
+    """`rule` ranks A over B and `other` states B for itself, naming less than half of A, with no negator
+    and no preference of its own: "Use spaces, never tabs" / "Indent with tabs"."""
+    if frames.preferences(other) or any(c.negators for c in analyze(other).clauses):
+        return []
+    stated = with_parts(phrasing.words(other) | phrasing.entities(other))
+    for preferred, over, phrase in frames.preferences(rule):
+        a = preferred - GENERIC_STEMS
+        if a and over <= stated and len(a & stated) < len(a) / 2 and not over & GENERIC_STEMS:
+            return [phrase]
+    return []
+
+
 def _overlap(x: frozenset[str], y: frozenset[str]) -> float:
     return len(x & y) / min(len(x), len(y)) if x and y else 0.0
 

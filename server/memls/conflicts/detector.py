@@ -9,6 +9,7 @@ rejected, deprecated or superseded note is never the newer (current) side."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from memls.conflicts.choices import preference_swap
+from memls.conflicts.choices import preference_swap, preferred_against
 from memls.conflicts.frames import changes, prohibitions, targets
 from memls.conflicts.negation import forbidden
 from memls.conflicts.phrasing import entities, words
@@ -272,7 +273,7 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
     near each other, is what neighbouring instructions look like. What a later edit that
     contradicts an earlier line looks like: it states a change of what the other line says
     (an aligned change frame), gives the same attribute another value, uses the opposite word,
-    reverses a preference, or forbids exactly what the other line prescribes (or prescribes what it forbids) — and
+    reverses a preference, says the same with one thing changed, or forbids exactly what the other line prescribes (or prescribes what it forbids) — and
     the two lines are related by meaning on their own (the similarity gate open)."""
     if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
         return False
@@ -281,10 +282,26 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
         return True
     if any(_names_all_it_replaced(s, old) for s in verdict.signals):
         return True
-    if preference_swap(new, old):
+    if kinds & {"negation", "choice_change"} and _mirrored(new, old):
+        return True
+    if preference_swap(new, old) or preferred_against(new, old) or preferred_against(old, new):
         return True  # one line prefers what the other ranks below ("Prefer mocks over
         #              end-to-end tests" / "Use end-to-end tests (not mocks)")
     return _forbids_what_it_says(new, old) or _forbids_what_it_says(old, new)
+
+
+def _mirrored(new: str, old: str) -> bool:
+    """The later line says what the earlier says with one thing changed: at least two words
+    in common and at most two that are not ("Use double quotes for strings" / "Use single
+    quotes for strings"; "Always run the linter before committing" / "Never run ...")."""
+    labels = [_LABEL.match(t) for t in (new, old)]
+    if labels[0] and labels[1] and labels[0].group(1).lower() != labels[1].group(1).lower():
+        return False  # "**Fixtures**: Store in ..." / "**Snapshots**: Store in ...": two things
+    a, b = words(new) | entities(new), words(old) | entities(old)
+    return len(a & b) >= 2 and len(a ^ b) <= 2
+
+
+_LABEL = re.compile(r"^[*_\s]*([\w .-]{1,40}?)[*_\s]*:\s")
 
 
 def _names_all_it_replaced(signal: Signal, old: str) -> bool:

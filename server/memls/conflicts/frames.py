@@ -219,7 +219,9 @@ _CHANGE_CUE = re.compile(
 )
 
 
-_PREFERENCE_CUE = re.compile(r"\b(?:over|to|rather than|instead of|above|before)\b|\(not\b")
+_PREFERENCE_CUE = re.compile(
+    r"\b(?:over|to|rather than|instead of|above|before)\b|(?:\(\s*|,\s+)(?:not|never)\b"
+)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -335,9 +337,11 @@ _BARE_OVER = re.compile(
 
 #: "Use end-to-end tests (not mocks)": the thing used over the one it names in brackets.
 _NOT_ALTERNATIVE = re.compile(
-    r"\b(?:use|prefer|write|choose|run)\s+(?P<a>[^,;()]{1,50}?)"
-    r"(?:\s+(?:for|in|on|with|when)\s+[^,;()]*)?\s*\(not\s+(?P<b>[^,;()]{1,50})\)"
-)  # what it is used for ("tox for testing (not pytest)") is no part of the choice
+    r"(?:\b(?:use|prefer|write|choose|run)\s+|^)(?P<a>[^,;()]{1,50}?)"
+    r"(?:\s+(?:for|in|on|when)\s+[^,;()]*)?(?:\s*\(\s*|,\s+)(?:not|never)\s+"
+    r"(?P<b>[^,;()]{1,50}?)\s*(?:\)|[.;!]|$)"
+)  # "Indent with 4 spaces, never tabs"; what it is for ("tox for testing (not pytest)") is
+#    no part of the choice
 
 
 _PREFERRED_SUBJECT = re.compile(

@@ -36,6 +36,7 @@ from memls.conflicts.choices import (
     decided_swap,
     named_swap,
     preference_swap,
+    preferred_against,
     told_before,
     typed_swap,
 )
@@ -200,6 +201,11 @@ def _signals(
     ):
         fire("negation", triggers)
     if triggers := preference_swap(new, existing):
+        fire("choice_change", triggers)
+    if "choice_change" not in found and (
+        (triggers := preferred_against(new, existing))
+        or (triggers := preferred_against(existing, new))
+    ):
         fire("choice_change", triggers)
     if "choice_change" not in found and (triggers := named_swap(new, existing, names)):
         fire("choice_change", triggers)
