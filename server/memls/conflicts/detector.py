@@ -277,6 +277,8 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
     the two lines are related by meaning on their own (the similarity gate open)."""
     if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
         return False
+    if _labelled_apart(new, old):
+        return False  # "**Structural:** ..." / "**Content:** ...": two items of a list
     kinds = {s.kind for s in verdict.signals if s.weight >= 0.85}
     if kinds & {"value_change", "antonym"}:
         return True
@@ -294,11 +296,17 @@ def _mirrored(new: str, old: str) -> bool:
     """The later line says what the earlier says with one thing changed: at least two words
     in common and at most two that are not ("Use double quotes for strings" / "Use single
     quotes for strings"; "Always run the linter before committing" / "Never run ...")."""
-    labels = [_LABEL.match(t) for t in (new, old)]
-    if labels[0] and labels[1] and labels[0].group(1).lower() != labels[1].group(1).lower():
-        return False  # "**Fixtures**: Store in ..." / "**Snapshots**: Store in ...": two things
     a, b = words(new) | entities(new), words(old) | entities(old)
     return len(a & b) >= 2 and len(a ^ b) <= 2
+
+
+def _labelled_apart(new: str, old: str) -> bool:
+    """Both lines open with a label and the labels differ: two items of one list, each about
+    its own thing ("**Fixtures**: Store in ..." / "**Snapshots**: Store in ...")."""
+    labels = [_LABEL.match(t) for t in (new, old)]
+    return bool(
+        labels[0] and labels[1] and labels[0].group(1).lower() != labels[1].group(1).lower()
+    )
 
 
 _LABEL = re.compile(r"^[*_\s]*([\w .-]{1,40}?)[*_\s]*:\s")
@@ -321,7 +329,12 @@ def _forbids_what_it_says(rule: str, other: str) -> bool:
     if not forbidden(rule, other, names):
         return False
     stated = with_parts(words(other) | names[1])
-    return any(thing <= stated for thing, _ in prohibitions(rule))
+    return any(thing <= stated and not _FACT.match(p) for thing, p in prohibitions(rule))
+
+
+#: "so uv doesn't rewrite uv.lock", "the client cannot reach ...": what a thing does or can
+#: do, not a rule that forbids an act.
+_FACT = re.compile(r"(?:does not|doesn't|cannot|can't|may not)\b")
 
 
 def _is_record(facts: str | None) -> bool:

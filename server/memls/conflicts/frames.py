@@ -337,7 +337,8 @@ _BARE_OVER = re.compile(
 
 #: "Use end-to-end tests (not mocks)": the thing used over the one it names in brackets.
 _NOT_ALTERNATIVE = re.compile(
-    r"(?:\b(?:use|prefer|write|choose|run)\s+|^)(?P<a>[^,;()]{1,50}?)"
+    r"(?:\b(?:use|prefer|write|choose|run)\s+|^(?:always\s+)?(?=(?:indent|format|install|import|"
+    r"name|call|pick|keep|put|place|store|test|build)\b))(?P<a>[^,;()]{1,50}?)"
     r"(?:\s+(?:for|in|on|when)\s+[^,;()]*)?(?:\s*\(\s*|,\s+)(?:not|never)\s+"
     r"(?P<b>[^,;()]{1,50}?)\s*(?:\)|[.;!]|$)"
 )  # "Indent with 4 spaces, never tabs"; what it is for ("tox for testing (not pytest)") is
