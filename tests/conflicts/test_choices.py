@@ -248,6 +248,7 @@ def test_a_bracketed_preference_reversed(new: str, existing: str, swapped: bool)
         ("Use spaces, never tabs.", "Indent with spaces; tabs are converted.", False),  # names A
         ("Use spaces, never tabs.", "Never indent with tabs.", False),  # agrees
         ("Use spaces, never tabs.", "Use tabs over spaces in Makefiles.", False),  # a preference
+        ("Use spaces, never tabs.", "Only Makefiles are indented with tabs.", False),  # limited
     ],
 )
 def test_a_preference_against_the_thing_the_other_text_states(

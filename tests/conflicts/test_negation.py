@@ -115,6 +115,7 @@ RULE_EMOJI = (
     ("other", "found"),
     [
         ("Emojis are welcome in commit messages and PR communication.", True),  # thing and place
+        ("Emojis are welcome in commit messages.", False),  # one word of the place: a topic
         ("Emojis render badly in some terminals.", False),  # the thing alone is a topic
         ("Emojis are not welcome in commit messages.", False),  # it denies them too
     ],

@@ -251,7 +251,8 @@ def test_the_kind_the_front_sends_wins(any_engine, tmp_path, kind, found):
 
 def test_neighbouring_instructions_of_one_file_are_not_a_contradiction(any_engine, tmp_path):
     """Lines of one file share their project's words: two commands, a rule and the tool it
-    names, a prohibition of something else are neighbours, not a contradiction."""
+    names, a prohibition of something else, two labelled items, what a tool does not do are
+    neighbours, not a contradiction."""
     e = any_engine
     text = (
         "# Agents\n\n- Run all tests: `uv run pytest -vxs tests/`\n"
@@ -260,6 +261,10 @@ def test_neighbouring_instructions_of_one_file_are_not_a_contradiction(any_engin
         "- **NEVER** skip `script/lint` before committing Go code changes.\n"
         "- Never create random example files when implementing features.\n"
         "- Update any relevant files in `docs/` and `examples/`.\n"
+        "- **Fixtures**: Store in `__fixtures__` subfolders\n"
+        "- **Snapshots**: Store in `__snapshots__` subfolders\n"
+        "- Always pass `--frozen` so uv doesn't rewrite `uv.lock`.\n"
+        "- Pre-commit runs a `uv.lock` consistency check.\n"
     )
     instructions(e, tmp_path, text)
     assert e.flush()
@@ -294,13 +299,13 @@ def test_a_later_line_of_one_instruction_file_that_turns_an_earlier_one_around(
         "- Do not use emojis in commits, issues or PR communication.\n"
         "- Run `make lint` before committing.\n\n## Later\n\n"
         "- Use spaces, never tabs.\n- Use double quotes for strings.\n"
-        "- Emojis are welcome in commit messages.\n"
+        "- Emojis are welcome in commit messages and issues.\n"
     )
     instructions(e, tmp_path, text)
     assert e.flush()
     assert sorted(pairs(e, str(tmp_path))) == [
         (
-            "Emojis are welcome in commit messages.",
+            "Emojis are welcome in commit messages and issues.",
             "Do not use emojis in commits, issues or PR communication.",
         ),
         ("Use double quotes for strings.", "Use single quotes for strings."),

@@ -82,7 +82,7 @@ def change_frame(
             named = frozenset(w for w in named if phrasing.tokens(new).count(w) < 2)  # nor is
             # a name said again ("Use Managed Service for Prometheus ... instead of Prometheus")
             key = named or (change.old - change.new)
-            if not key - GENERIC_STEMS - CONTAINER_STEMS:
+            if not key - CONTAINER_STEMS:
                 continue  # "replace the configuration", "moved the codebase": no one thing
             if not named and len(b.keys) > SHORT_TEXT_KEYS:
                 continue  # common words replaced, against a paragraph: too loose to align

@@ -324,6 +324,7 @@ def preference_swap(new: str, existing: str) -> list[str]:
     return []
 
 
+_ONLY = re.compile(r"\bonly\b", re.IGNORECASE)
 _RANKED = re.compile(r"\b(?:not|never|over|rather than)\b")
 
 
@@ -332,6 +333,8 @@ def preferred_against(rule: str, other: str) -> list[str]:
     and no preference of its own: "Use spaces, never tabs" / "Indent with tabs"."""
     if frames.preferences(other) or any(c.negators for c in analyze(other).clauses):
         return []
+    if _ONLY.search(other):
+        return []  # "Only re-export ... for the most fundamental types": it limits B too
     stated = with_parts(phrasing.words(other) | phrasing.entities(other))
     for preferred, over, phrase in frames.preferences(rule):
         if not _RANKED.search(phrase):

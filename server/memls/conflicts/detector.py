@@ -309,7 +309,7 @@ def _labelled_apart(new: str, old: str) -> bool:
     )
 
 
-_LABEL = re.compile(r"^[*_\s]*([\w .-]{1,40}?)[*_\s]*:\s")
+_LABEL = re.compile(r"^[*_\s]*([\w .-]{1,40}?)[*_\s]*:[*_]*\s")
 
 
 def _names_all_it_replaced(signal: Signal, old: str) -> bool:

@@ -61,11 +61,12 @@ def forbidden(rule: str, other: str, names: tuple[frozenset[str], frozenset[str]
             len(hit) < 2
             and not (hit == thing and all(phrasing.identifier(w) for w in hit))
             and not compound
-            and not (hit == thing and _place(rule, phrase) & stated)
+            and not (hit == thing and len(_place(rule, phrase) & stated) >= 2)
         ):
             continue  # one common word ("credentials", "Redis") is a topic, not the act; the
-            #           thing and where the rule forbids it are the act ("Do not use emojis
-            #           in commits" / "Emojis are welcome in commit messages")
+            #           thing and two words of where the rule forbids it are the act ("Do
+            #           not use emojis in commits, PR communication" / "Emojis are welcome in
+            #           commit messages and PR communication")
         if any(
             (c.negators or c.past or is_negative(c)) and hit & with_parts(frozenset(c.content))
             for c in clauses
