@@ -329,8 +329,9 @@ _RANKED = re.compile(r"\b(?:not|never|over|rather than)\b")
 
 
 def preferred_against(rule: str, other: str) -> list[str]:
-    """`rule` ranks A over B and `other` states B for itself, naming less than half of A, with no negator
-    and no preference of its own: "Use spaces, never tabs" / "Indent with tabs"."""
+    """`rule` ranks A over B and `other` states B for itself, naming less than half of A, with
+    no negator, no preference of its own and no "only": "Use spaces, never tabs" / "Indent with
+    tabs"."""
     if frames.preferences(other) or any(c.negators for c in analyze(other).clauses):
         return []
     if _ONLY.search(other):

@@ -273,8 +273,9 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
     near each other, is what neighbouring instructions look like. What a later edit that
     contradicts an earlier line looks like: it states a change of what the other line says
     (an aligned change frame), gives the same attribute another value, uses the opposite word,
-    reverses a preference, says the same with one thing changed, or forbids exactly what the other line prescribes (or prescribes what it forbids) — and
-    the two lines are related by meaning on their own (the similarity gate open)."""
+    reverses a preference, says the same with one thing changed, or forbids exactly what the
+    other line prescribes (or prescribes what it forbids) — and the two lines are related by
+    meaning on their own (the similarity gate open)."""
     if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
         return False
     if _labelled_apart(new, old):
