@@ -46,11 +46,11 @@ e2e: $(STAMP)
 screenshot:
 	MEMLS_E2E_SCREENSHOT=docs $(MAKE) e2e
 
-# The long reliability run (docs/reliability.md): 6,000 fuzzed frames per transport, 60
-# SIGKILLs of the owner, 3 clients x 1,000 operations, 3 writers x 300 memories on one store
-# (two editors and the CLI; an owner and two socket clients). Output:
-# benchmarks/results/soak.txt.
-SOAK_ENV := MEMLS_FUZZ_EXAMPLES=6000 MEMLS_CRASH_KILLS=60 MEMLS_CONCURRENT_OPS=1000 MEMLS_CONCURRENT_WRITES=300
+# The long reliability run (docs/reliability.md): 10,000 fuzzed frames on each of five
+# transports (LSP stdio, TCP before and after the token, owner socket, MCP stdio), 60 SIGKILLs
+# of the owner, 3 clients x 1,000 operations, 3 writers x 300 memories on one store (two
+# editors and the CLI; an owner and two socket clients). Output: benchmarks/results/soak.txt.
+SOAK_ENV := MEMLS_FUZZ_EXAMPLES=10000 MEMLS_CRASH_KILLS=60 MEMLS_CONCURRENT_OPS=1000 MEMLS_CONCURRENT_WRITES=300
 SOAK_TESTS := tests/reliability tests/e2e/test_concurrent_owners.py \
 	tests/daemon/test_owner.py::test_two_clients_and_the_owner_store_concurrently_with_vectors
 soak: SHELL := /bin/bash

@@ -1,11 +1,14 @@
-"""Contradiction scorer quality and speed on the labelled pairs.
+"""Contradiction scorer quality and speed on labelled pairs.
 
-    python benchmarks/conflicts.py [--data PATH] [--json OUT] [--repeat N] [--models]
+    python benchmarks/conflicts.py [--data PATH] [--models] [--repeat N] [--json OUT.json] > OUT.txt
 
-Prints precision, recall and F1 of `memls.conflicts.score_pair` on tests/data/conflict_pairs.jsonl,
-accuracy per category, every false positive and false negative, and the mean time per pair.
-Without --models the scorer gates on its own lexical similarity. --models is the hook for a
-model similarity `(new, existing) -> (similarity, kind)`; it is not wired yet.
+Prints precision, recall and F1 of `memls.conflicts.score_pair` on the pairs of --data (default
+tests/data/conflict_pairs.jsonl; the other sets are in benchmarks/data/conflict_pairs/),
+accuracy per category, every false positive and false negative, and the mean time per pair with
+every memoised analysis cleared. Without --models the scorer gates on its own lexical
+similarity; with --models, on the bge-small cosine of each pair (the engine's gate). The report
+goes to stdout, the figures to --json (benchmarks/results/conflicts-<set>[-models].txt/.json in
+docs/benchmarks.md).
 """
 
 from __future__ import annotations

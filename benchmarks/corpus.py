@@ -1,4 +1,4 @@
-"""A latency corpus that looks like a project's memory (issue #15, point 4).
+"""A latency corpus that looks like a project's memory, for `latency.py` and `query_parts.py`.
 
 Each LoCoMo dev conversation is its own project, filled up to a size with DISTINCT distractor
 memories from a seeded generator, so the head of a ranking holds real competitors instead of
@@ -15,6 +15,9 @@ seed, the conversation and the size. Queries are the conversation's own dev ques
 its project; recall is judged on the conversation's evidence turns exactly as in `locomo.py`.
 
     python benchmarks/corpus.py ../shared/data/locomo/locomo-dev.json --size 10000 --show 12
+
+Run alone it prints the corpus's counts and a sample of distractors (stdout only); the other
+harnesses import `project_items` and `questions`. tests/benchmarks/test_corpus.py checks it.
 """
 
 from __future__ import annotations

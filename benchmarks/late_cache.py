@@ -5,11 +5,12 @@ built like the store's (porter, stop words out of the MATCH), bge dense vectors,
 late-interaction token vectors of turns (float16, content tokens only) and questions (all
 tokens and content tokens), and cross-encoder logits for a candidate pool per question.
 
-    python benchmarks/late_cache.py ../shared/data/locomo/locomo-dev.json --out /tmp/li-cache
-    python benchmarks/late_cache.py ../shared/data/locomo/locomo-dev.json --out /tmp/li-cache \
-        --ce 30
-    python benchmarks/late_cache.py ../shared/data/locomo/locomo-dev.json --out /tmp/li-cache \
-        --fill '{"c": 25, ...}' --extra /tmp/li-cache-extra --top 12
+    python benchmarks/late_cache.py ../shared/data/locomo/locomo-dev.json --out CACHE --ce 30
+    python benchmarks/late_cache.py ../shared/data/locomo/locomo-dev.json --out CACHE \
+        --fill '{"c": 25, ...}' --extra CACHE-extra --top 12
+
+Writes one pickle per conversation into CACHE (nothing to benchmarks/results/: the figures come
+from `late_tune.py` over the cache; docs/benchmarks.md gives the commands).
 
 --fill: cross-encoder logits for the pairs a pipeline configuration (late_tune's keys) puts in
 its top N that the cache lacks, written to the --extra folder (the cache is left as it is;
@@ -61,12 +62,14 @@ def bm25_all(texts: list[str], questions: list[str], n: int = 100) -> list[dict[
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("path")
-    ap.add_argument("--out", default="/tmp/li-cache")
+    ap.add_argument("--out", required=True, help="the cache folder")
     ap.add_argument("--ce", type=int, default=0, help="cross-encoder logits for a pool of N")
     ap.add_argument("--fill", action="append", default=[], help="a configuration (JSON)")
-    ap.add_argument("--extra", default="/tmp/li-cache-extra")
+    ap.add_argument("--extra", help="with --fill: the folder for the extra logits")
     ap.add_argument("--top", type=int, default=12)
     args = ap.parse_args()
+    if args.fill and not args.extra:
+        ap.error("--fill needs --extra")
     if args.fill:
         return fill(args)
     out = Path(args.out)

@@ -1,7 +1,17 @@
 """Offline tuning of the late-interaction pipeline on cached encodings (`late_cache.py`),
 every parameter chosen by leave-one-conversation-out over the dev conversations.
 
-    python benchmarks/late_tune.py /tmp/li-cache [--probe] [--loo]
+    python benchmarks/late_tune.py CACHE --ideas --cheap \
+        > benchmarks/results/late-tune-ideas-cheap.txt
+    python benchmarks/late_tune.py CACHE --extra CACHE-extra --stage1 JSON --first \
+        > benchmarks/results/late-tune-first.txt
+    python benchmarks/late_tune.py CACHE --extra CACHE-extra --stage1 JSON \
+        --budget 0,2,3,4,5,6,8,10 > benchmarks/results/late-tune-budget-cheap.txt
+
+CACHE comes from `late_cache.py` (CACHE-extra from its --fill). The report goes to stdout, its
+first line the command. The figures docs/benchmarks.md cites: the leave-one-out estimate of the
+shipped candidate stage (--ideas --cheap), hit@1 and MRR by cross-encoder head (--first), and
+the head budget table (--budget).
 
 --dense: bge, the colbert model's mean-pooled vector, or both as the dense candidate source.
 --probe: single-source figures (BM25, bge dense, colbert mean-pooled dense, MaxSim over every
@@ -623,8 +633,10 @@ def main() -> int:
     ap.add_argument("--pairs", action="store_true", help="cross-encoder pairs per question")
     ap.add_argument("--dense", action="store_true", help="compare dense sources (bge, colbert)")
     ap.add_argument("--ideas", action="store_true", help="candidate-side ideas, each by LOO")
-    ap.add_argument("--wider", action="store_true", help="with --ideas: the second round")
-    ap.add_argument("--joint", action="store_true", help="with --ideas: the third round")
+    ap.add_argument("--wider", action="store_true", help="with --ideas: wider neighbours")
+    ap.add_argument(
+        "--joint", action="store_true", help="with --ideas: neighbours with RM3 / Rocchio"
+    )
     ap.add_argument("--final", action="store_true", help="with --ideas: stage 1 around it")
     ap.add_argument("--cheap", action="store_true", help="with --ideas: neighbours, 10 seeds")
     ap.add_argument(
@@ -661,7 +673,7 @@ def main() -> int:
         first_ranks(convs, json.loads(args.stage1))
         return 0
     if args.budget and args.stage1:
-        # the budget table over a given stage 1 (chosen by the --ideas rounds' LOO)
+        # the budget table over a given stage 1 (chosen by the --ideas grids' LOO)
         first = json.loads(args.stage1)
         for k in FIRST:
             if first.get(k):
@@ -677,7 +689,7 @@ def main() -> int:
         )
         return 0
     if args.ideas:
-        # beside the stage 1 chosen by the LOO grid below (results/late-tune.txt)
+        # beside the stage 1 chosen by the LOO grid below
         ideas(
             convs,
             {"c": 25, "wb": 0.6, "nb": 3, "wm": 0.7, "mnorm": "minmax", "h": 0},
@@ -709,7 +721,7 @@ def main() -> int:
             loo(convs, space, ce=False, label=f"interactive, dense source {dense}")
         return 0
     # A first grid (270 configurations: c 30/50/100, wb 0.3/0.5/0.7, nb 0/1/2, wm 0.5-0.9,
-    # raw/minmax MaxSim) chose nb 2 and minmax in every fold (results/late-tune-grid1.txt).
+    # raw/minmax MaxSim) chose nb 2 and minmax in every fold.
     # The engine asks each source for max(candidates, k) and the benchmark's k is 25, so c
     # starts at 25 here.
     space1 = {

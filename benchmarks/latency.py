@@ -10,7 +10,10 @@ R@25 on the conversation's own questions (categories 1-4), and a PNG plot of it.
 runs in a fresh process; timings depend on the machine's load (printed).
 
     python benchmarks/latency.py ../shared/data/locomo/locomo-dev.json --sizes 10000 \
-        --json benchmarks/results/latency.json --plot benchmarks/results/latency-recall.png
+        --json benchmarks/results/latency-10k-2.json --plot benchmarks/results/latency-recall.png \
+        > benchmarks/results/latency-10k-2.txt
+
+The report (stdout) starts with the command, the load average and a host-speed reference.
 """
 
 from __future__ import annotations

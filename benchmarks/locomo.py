@@ -3,8 +3,13 @@
 Each conversation is a project, each dialog turn a memory (prefixed with its session date, with
 the image caption when there is one), each question a query in that project.
 
-    python benchmarks/locomo.py ../shared/data/locomo/locomo-dev.json --json out.json
+    python benchmarks/locomo.py ../shared/data/locomo/locomo-dev.json \
+        --methods bm25,vector,none,interactive,default \
+        --json benchmarks/results/locomo-dev-recall.json > benchmarks/results/locomo-dev-recall.txt
     python benchmarks/locomo.py PATH --sweep      # re-rank depth / cut / lift trade-off table
+
+The report (stdout) gives R@5/10/25 and p50/p95 per method, per category below it; --json
+writes the figures, and beside it `.full.json` with every category (5 included).
 
 Methods: bm25, vector (one source alone); none, interactive, default (the depths: fused
 BM25 + vectors; + late interaction; + the cross-encoder on the uncertain head); hybrid and

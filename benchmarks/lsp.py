@@ -14,6 +14,8 @@ starts `python -m memls serve --stdio` with VS Code's client capabilities and me
   "first" is one extra request before the measured ones (models load lazily on first use).
 
     python benchmarks/lsp.py [--notes 200] [--requests 200] [--out benchmarks/results/lsp.txt]
+
+The report goes to stdout and to --out.
     python benchmarks/lsp.py --check   # score every pair offline with the scorer, no server
 
 Plain asyncio with pytest-lsp's client classes (no pytest).

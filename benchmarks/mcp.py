@@ -18,6 +18,8 @@ is its p50 minus the engine's p50 for the same kind (the target: <= 5 ms).
 
     python benchmarks/mcp.py [--notes 200] [--requests 200] [--rounds 2]
                              [--out benchmarks/results/mcp.txt]
+
+The report goes to stdout and to --out.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """How fast are the packaged models here? Load time, embed throughput, cross-encoder latency.
 
-    python benchmarks/models_speed.py [--threads 2] [--texts 500] [--repeat 7] [--rerank-batch 8]
+    python benchmarks/models_speed.py [--threads 2] [--texts 500] [--repeat 7] [--rerank-batch 8] \
+        > benchmarks/results/models-speed.txt
 
 Texts are LoCoMo dialog turns ("speaker: text") from shared/data when present, else made up.
 Cross-encoder pairs are a LoCoMo question with turns (or two joined turns) chosen so each pair

@@ -1,16 +1,17 @@
-"""Contradictions on real notes (issue #12): ../shared/data/notes, each repository folder its
+"""Contradictions on real notes: ../shared/data/notes, each repository folder its
 own project, default note globs, as an editor opens them.
 
     python benchmarks/notes_conflicts.py --mode pairs    [--models]   # scorer alone, on pairs
     python benchmarks/notes_conflicts.py --mode simulate [--models]   # whole pipeline, pure parts
-    python benchmarks/notes_conflicts.py --mode engine                # the current engine
+    python benchmarks/notes_conflicts.py --mode engine \
+        --out benchmarks/results/notes-conflicts-engine.txt
 
 Modes
-- pairs: every pair of `judged.tsv` (what the engine reported before issue #12) and
+- pairs: every pair of `judged.tsv` (what an earlier engine reported, judged by the corpus) and
   `missed.tsv` scored by `score_pair` alone; then the same pairs through the document rules
   (a unit that is no claim, two units of one note that records no change, a newer side whose
   note is rejected or superseded: dropped).
-- simulate: the pipeline the engine integration is meant to run, from the pure parts: each
+- simulate: the engine's pipeline rebuilt from the pure parts: each
   file parsed (`memls.notes.parse`: sections, claims), files synced in path order, each claim
   unit checked against its 10 nearest units of the project (bge-small cosine with --models, the
   scorer's lexical Jaccard without) recorded before it, under the document rules, by
@@ -25,7 +26,8 @@ and ours, `benchmarks/results/notes-conflicts-judged.tsv` (file_a:line, file_b:l
 why; we judged every pair the runs reported, and say there where we disagree with the given
 judgement). A pair nobody judged is listed as UNJUDGED. Output: false alarms per 100 note
 units, and how many of the real conflicts and supersessions (the 11 of missed.tsv + the 3 TRUE
-of judged.tsv) are found, as a conflict or as an edge between the two notes.
+of judged.tsv) are found, as a conflict or as an edge between the two notes; to stdout, and to
+--out when given (docs/benchmarks.md cites the engine mode's).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Repeated queries (issue #15, point 5): the same LoCoMo questions asked twice on one store,
+"""Repeated queries: the same LoCoMo questions asked twice on one store,
 the first time computed, the second from the query cache; plus the bulk ingest that built the
 store (memory/ingest: all stored in one transaction, then waited for until indexed).
 
-    python benchmarks/query_cache.py ../shared/data/locomo/locomo-dev.json [--conversations 1]
+    python benchmarks/query_cache.py ../shared/data/locomo/locomo-dev.json \
+        > benchmarks/results/query-cache.txt
 
 Every other benchmark measures uncached queries (`Engine.open(..., cache=False)`). Output:
 ingest rate, then p50/p95 of the first and the repeated ask (default depth), and the cache's

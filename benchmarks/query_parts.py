@@ -7,7 +7,7 @@ memories, `corpus.project_items`).
         [--store DIR]
 
 With --store, an existing store of the same corpus is reused (else one is built in a temp dir).
-Run it on an idle machine.
+Run it on an idle machine. The table goes to stdout (benchmarks/results/query-parts.txt).
 """
 
 from __future__ import annotations

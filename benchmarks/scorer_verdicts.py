@@ -3,7 +3,11 @@ settings) and 8,000 latency-corpus pairs, and the time it took: a change meant t
 scorer faster must leave both hashes as they were. Set PYTHONHASHSEED=0: triggers found as sets
 come out in hash order.
 
-    PYTHONHASHSEED=0 python benchmarks/scorer_verdicts.py [/path/to/checkout]
+    PYTHONHASHSEED=0 python benchmarks/scorer_verdicts.py [/path/to/checkout] \
+        >> benchmarks/results/scorer-verdicts.txt
+
+Prints (stdout) the command, then per set the number of verdicts, their hash and the seconds it
+took. Run it on the code before and after a change, alternating, and compare the hashes.
 """
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ def expected_key(raw: str) -> str:
 
 
 def invisible_only(key: str) -> bool:
-    """A key that renders as nothing is refused (issue #11): white space, control, format,
+    """A key that renders as nothing is refused: white space, control, format,
     unassigned, separators, lone combining marks, the blank letters."""
     return all(
         c.isspace()

@@ -181,6 +181,35 @@ describe("memory/* over stdio with the generated types", () => {
     expect((await req("memory/query", { uri: wsUri, query: "Loki logs", depth: "none" })).results.map((h) => h.content)).toContain("Logs go to Loki");
   });
 
+  it("context (the briefing) and promote (the memory becomes a note's unit)", async () => {
+    const s = await req("memory/store", { uri: wsUri, text: "Never deploy on a Friday afternoon", type: "constraint" });
+    const b = await req("memory/context", { uri: wsUri, prompt: "can I deploy now", budget: 400, session: "contract" });
+    expect(b.markdown).toContain(s.id);
+    expect(b.tokens).toBeLessThanOrEqual(400);
+    expect((await req("memory/context", { uri: wsUri, session: "contract" })).entries?.map((e) => e.memory.id) ?? []).not.toContain(s.id);
+    const p = await req("memory/promote", { uri: wsUri, id: s.id });
+    expect(p.path).toBe(join(ws, ".memls", "memory.md"));
+    expect(p.memory.sourceUri).toBe(p.uri);
+    await expect(req("memory/context", { uri: wsUri, budget: 10 })).rejects.toMatchObject({ code: -32602, data: { field: "budget" } });
+  });
+
+  it("citations: store citing code, the memories citing a document, check, reconfirm", async () => {
+    const ops = join(ws, "ops.py");
+    writeFileSync(ops, "def deploy(env):\n    run('make release', env)\n    notify(env)\n");
+    const s = await req("memory/store", { uri: wsUri, text: "Deploys run make release first",
+      citations: [{ path: "ops.py", symbol: "deploy" }] });
+    expect(s.memory.citations?.map((c) => [c.path, c.startLine, c.endLine, c.state])).toEqual([["ops.py", 1, 3, "fresh"]]);
+    const cited = await req("memory/citations", { uri: pathToFileURL(ops).toString() });
+    expect(cited.ranges.map((r) => [r.memory, r.startLine, r.stale])).toEqual([[s.id, 1, false]]);
+    writeFileSync(ops, "def deploy(env):\n    run('make ship', env)\n    notify(env)\n");
+    const checked = await req("memory/check", { uri: wsUri });
+    expect(checked.citations.map((c) => [c.memory, c.state])).toEqual([[s.id, "changed"]]);
+    const again = await req("memory/reconfirm", { uri: wsUri, id: s.id });
+    expect(again.memory.stale).toBe(false);
+    await expect(req("memory/store", { uri: wsUri, text: "x", citations: [{ path: "../out.py" }] }))
+      .rejects.toMatchObject({ code: -32602, data: { field: "citations[0].path" } });
+  });
+
   it("bad input is refused naming the field", async () => {
     await expect(req("memory/store", { uri: wsUri, text: "x", type: "bogus" as any })).rejects.toMatchObject({ code: -32602, data: { field: "type" } });
     await expect(req("memory/get", { uri: "file:///elsewhere/x.md", id: "m" })).rejects.toMatchObject({ code: -32602, data: { field: "uri" } });

@@ -39,6 +39,7 @@ mkdirSync(join(userData, "User"), { recursive: true });
 writeFileSync(join(ws, "AGENTS.md"), `# Agent notes\n\n## Conventions\n- ${YARN}\n- The API listens on port 8080\n- ${PNPM}\n`);
 writeFileSync(join(ws, "CLAUDE.md"), `# Claude notes\n\n## Service\n- ${PORT}\n`);
 writeFileSync(join(ws, "plan.txt"), `Release plan\n${STORED}\nHotfixes go out the same day\n`);
+writeFileSync(join(ws, "ops.py"), "def deploy(env):\n    run('make release', env)\n    notify(env)\n");
 symlinkSync(join(repo, ".venv"), join(ws, ".venv")); // the project's .venv: the server the extension finds
 writeFileSync(join(userData, "User", "settings.json"), JSON.stringify({
   "memls.dataDir": join(root, "data"),
@@ -171,6 +172,14 @@ try {
   check("Search Memory finds the stored memory", c.search && c.stored && c.search.ids.includes(c.stored.id), c.search);
   check("the review tree lists the flagged memory", c.stored && (c.reviewBefore || []).includes(c.stored.id), c.reviewBefore);
   check("approving it empties the queue", Array.isArray(c.reviewAfter) && c.reviewAfter.length === 0, c.reviewAfter);
+  check("a memory citing code shows as a CodeLens over the cited range, with a hover",
+    c.cited && (c.lensBefore || []).includes("memls: 1 memory") && String(c.hover || "").includes("Deploys run make release"),
+    { cited: c.cited, lens: c.lensBefore, hover: c.hover });
+  check("the cited line edited on disk: the CodeLens says the cited code changed",
+    (c.lensAfter || []).some((t) => t === "memls: 1 memory · cited code changed (1)"), c.lensAfter);
+  check("the cited line edited on disk: the Review view's Cited code changed group lists the memory",
+    c.cited && c.citedChangedGroup && c.citedChangedGroup.ids.includes(c.cited.id)
+    && c.citedChangedGroup.label === "Cited code changed (1)", c.citedChangedGroup);
   check("the language-model tools are registered", (c.tools || []).includes("memls_query") && (c.tools || []).includes("memls_remember"), c.tools);
   check("the query tool returns the stored memory as recalled data with provenance",
     c.toolText && c.stored && c.toolText.includes(c.stored.id) && c.toolText.includes("RECALLED DATA")

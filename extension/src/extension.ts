@@ -1,16 +1,18 @@
 // memls in VS Code: the language client, commands, the review and conflicts views, the status
-// bar and the language-model tools. Diagnostics and code actions for contradictions in notes
+// bar, the language-model tools and the promote code action. Diagnostics and code actions for contradictions in notes
 // come from the server through the client, as in Neovim and Emacs.
 import * as vscode from "vscode";
 import { MemlsClient } from "./client";
 import { onConflicts, rememberSelection, type RememberArgs } from "./commands/remember";
 import { searchMemory, type SearchArgs } from "./commands/search";
 import { showForgotten, type ForgottenArgs } from "./commands/forgotten";
+import { PromoteActions, promoteMemory, type PromoteArgs } from "./commands/promote";
 import { openSource } from "./folders";
 import { registerTools } from "./lmTools";
 import { StatusBar } from "./status";
 import { ConflictsTree, resolveConflict, type ConflictNode } from "./views/conflicts";
-import { ReviewTree, reviewAction, type ReviewNode } from "./views/review";
+import { CitationLenses, openMemory, showCitingMemories } from "./views/citations";
+import { ReviewTree, citedCodeAction, reviewAction, type ReviewNode } from "./views/review";
 import type { Request } from "./wire";
 
 export interface MemlsApi {
@@ -18,6 +20,7 @@ export interface MemlsApi {
   request: Request;
   review: ReviewTree;
   conflicts: ConflictsTree;
+  lenses: CitationLenses;
   status: StatusBar;
   /** Resolves once the first start has been tried (true: the server runs). */
   started: Promise<boolean>;
@@ -44,10 +47,14 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
   };
   const review = new ReviewTree(request, folders);
   const conflicts = new ConflictsTree(request, folders);
+  const lenses = new CitationLenses(request);
   const status = new StatusBar(request, () => client.state, activeFolder);
+  const promotions = new PromoteActions(request);
 
   const refreshViews = () => {
+    promotions.forget();
     review.refresh();
+    lenses.refresh();
     conflicts.refresh();
     status.schedule();
   };
@@ -62,6 +69,11 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
 
   command("memls.rememberSelection", report((args?: RememberArgs) => rememberSelection(request, args ?? {})));
   command("memls.searchMemory", report((args?: SearchArgs) => searchMemory(request, client.settings, args ?? {})));
+  command("memls.promote", report(async (args?: PromoteArgs) => {
+    const r = await promoteMemory(request, args ?? {});
+    refreshViews();
+    return r;
+  }));
   command("memls.reviewQueue", () => vscode.commands.executeCommand("memls.review.focus"));
   command("memls.conflicts", () => vscode.commands.executeCommand("memls.conflicts.focus"));
   command("memls.forgotten", report((args?: ForgottenArgs) => showForgotten(request, args ?? {})));
@@ -80,6 +92,16 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
       return r;
     }));
   }
+  const cited = { reconfirm: "reconfirm", edit: "edit", forgetChanged: "forget" } as const;
+  for (const [name, how] of Object.entries(cited)) {
+    command(`memls.review.${name}`, report(async (node?: ReviewNode) => {
+      const r = await citedCodeAction(request, how, node);
+      refreshViews();
+      return r;
+    }));
+  }
+  command("memls.showCitingMemories", report((ranges) => showCitingMemories(request, ranges)));
+  command("memls.openMemory", report((id: string) => openMemory(request, id)));
   const resolutions = { supersedeOlder: "older", supersedeNewer: "newer", dismiss: "dismiss" } as const;
   for (const [name, how] of Object.entries(resolutions)) {
     command(`memls.conflict.${name}`, report(async (node?: ConflictNode) => {
@@ -94,6 +116,11 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
     status,
     vscode.window.createTreeView("memls.review", { treeDataProvider: review, showCollapseAll: true }),
     vscode.window.createTreeView("memls.conflicts", { treeDataProvider: conflicts }),
+    vscode.languages.registerCodeLensProvider({ scheme: "file" }, lenses),
+    vscode.languages.registerHoverProvider({ scheme: "file" }, lenses),
+    vscode.languages.registerCodeActionsProvider({ scheme: "file" }, promotions, {
+      providedCodeActionKinds: PromoteActions.kinds,
+    }),
     client.on("memory/changed", refreshSoon),
     client.on("memory/conflicts", (n) => {
       refreshSoon();
@@ -112,7 +139,7 @@ export function activate(context: vscode.ExtensionContext): MemlsApi {
     refreshViews();
     return ok;
   });
-  return { client, request, review, conflicts, status, started };
+  return { client, request, review, conflicts, lenses, status, started };
 }
 
 export function deactivate(): Thenable<void> | undefined {

@@ -46,3 +46,9 @@ export async function openSource(sourceUri: string | null | undefined, range: st
   await vscode.window.showTextDocument(uri, { selection, preview: true });
   return true;
 }
+
+/** `uri`'s path relative to `folder` ("src/a.py"), or undefined when it is not inside it. */
+export function relativeTo(folder: vscode.WorkspaceFolder, uri: vscode.Uri): string | undefined {
+  const base = folder.uri.path.replace(/\/+$/, "");
+  return uri.path.startsWith(base + "/") ? uri.path.slice(base.length + 1) : undefined;
+}

@@ -82,6 +82,12 @@ export function provenance(m: Memory | QueryHit): Record<string, unknown> {
     ...("score" in m ? { score: Number(m.score.toFixed(4)) } : {}),
     // an open contradiction: the other memory, and which of the two stands now
     ...(contested(m).length ? { contested: contested(m).map((c) => ({ with: c.id, current: c.current, confidence: c.confidence })) } : {}),
+    // the code it cites: a stale memory's code changed or is gone since it was written
+    ...(m.citations?.length ? {
+      stale: !!m.stale,
+      cites: m.citations.map((c) => ({ path: c.path, lines: `${c.startLine}-${c.endLine}`, state: c.state,
+        ...(c.symbol ? { symbol: c.symbol } : {}), ...(c.diff ? { diff: c.diff } : {}) })),
+    } : {}),
   };
 }
 
@@ -98,4 +104,17 @@ export function recalledBlock(project: string, query: string, hits: QueryHit[], 
     ? JSON.stringify(hits.map(provenance), null, 1)
     : "[] (nothing recalled)";
   return `${header.join("\n")}\n<recalled-memories>\n${body}\n</recalled-memories>`;
+}
+
+/** "memls: 2 memories" (with what happened to the code when some cite it no longer as it was). */
+export function lensTitle(ranges: { stale: boolean; state: string }[]): string {
+  const n = ranges.length;
+  const stale = ranges.filter((r) => r.stale).length;
+  const head = `memls: ${n} ${n === 1 ? "memory" : "memories"}`;
+  return stale ? `${head} · cited code changed (${stale})` : head;
+}
+
+/** A memory's citations as the review and hovers say them: "src/a.py:3-5 changed". */
+export function citationLines(m: Memory): string[] {
+  return (m.citations ?? []).map((c) => `${c.path}:${c.startLine}-${c.endLine} ${c.state}`);
 }

@@ -13,7 +13,8 @@ export const REMEMBER_TOOL = "memls_remember";
 export const TOOL_ORIGIN = "vscode-lm-tool";
 
 export interface QueryInput { query: string; k?: number; folder?: string }
-export interface RememberInput { text: string; type?: RememberType; folder?: string }
+export interface CitationInput { path: string; startLine?: number; endLine?: number; symbol?: string }
+export interface RememberInput { text: string; type?: RememberType; folder?: string; citations?: CitationInput[] }
 
 export async function runQuery(request: Request, settings: MemlsSettings, input: QueryInput): Promise<string> {
   if (!input || typeof input.query !== "string" || !input.query.trim()) throw new Error("query: a non-empty string is required");
@@ -30,11 +31,13 @@ export async function runRemember(request: Request, input: RememberInput): Promi
   const folder = folderFor(input.folder);
   const r = await request("memory/store", {
     uri: folder.uri.toString(), text: input.text.trim(), type, origin: TOOL_ORIGIN,
+    ...(Array.isArray(input.citations) && input.citations.length ? { citations: input.citations } : {}),
   });
   return [
     r.duplicate ? `already remembered: ${r.id}` : `remembered: ${r.id}`,
     `project: ${r.project}`,
     JSON.stringify(provenance(r.memory)),
+    ...(r.memory.citations ?? []).map((c) => `cites ${c.path}:${c.startLine}-${c.endLine} (${c.state})`),
     "A contradiction with an existing memory, if any, is reported to the user by memls.",
   ].join("\n");
 }

@@ -57,7 +57,8 @@ describe("Remember Selection", () => {
     expect(r?.id).toBe("m_new");
     expect(calls[0]).toEqual({ method: "memory/store", params: {
       uri: A.uri.toString(), text: "Ship on Fridays", type: "decision",
-      sourceUri: vscode.Uri.file("/w/a/plan.txt").toString(), sourceRange: "1:0-1:16" } });
+      sourceUri: vscode.Uri.file("/w/a/plan.txt").toString(), sourceRange: "1:0-1:16",
+      citations: [{ path: "plan.txt", startLine: 2, endLine: 2 }] } });
   });
 
   it("asks for a line when nothing is selected; cancelling stores nothing", async () => {
@@ -179,7 +180,7 @@ describe("Review Queue", () => {
     });
     const tree = new ReviewTree(request, () => [A]);
     const groups = await tree.getChildren();
-    expect(groups.map((g: any) => [g.state, g.memories.length])).toEqual([["flagged", 1], ["candidate", 0]]);
+    expect(groups.map((g: any) => [g.state, g.memories.length])).toEqual([["flagged", 1], ["changed", 0], ["candidate", 0]]);
     const [node] = await tree.getChildren(groups[0]);
     const item = tree.getTreeItem(node);
     expect(item.contextValue).toBe("memory.flagged");

@@ -37,7 +37,7 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
 
 def trim() -> bool:
     """Return free heap pages to the system, e.g. after a burst of indexing (the RSS of a
-    10k ingest: `benchmarks/ingest_rss.py`). Takes a few ms; call it when a worker goes idle."""
+    10k ingest). Takes a few ms; call it when a worker goes idle."""
     libc = _libc()
     try:
         return bool(libc is not None and libc.malloc_trim(0))

@@ -3,10 +3,10 @@
 Every front refuses input over a limit with an error that names the limit (the setting a user
 can raise, or the fixed bound), before the input is read, allocated or processed:
 
-- `max_frame_bytes` (config `[limits]`, default 8 MiB): one LSP frame (its Content-Length) or
-  one line of the owner socket. A bigger frame is answered and its body skipped in small
-  chunks (stdio, owner socket) or the connection closed (a TCP client without the token),
-  never read into memory.
+- `max_frame_bytes` (config `[limits]`, default 8 MiB): one LSP frame (its Content-Length),
+  one line of the owner socket, one line of MCP over stdio. A bigger frame is answered and
+  the connection closed, the frame never read into memory (a stdio server exits, so that
+  its client starts it again).
 - `PREAUTH_FRAME_BYTES` (64 KiB, fixed): a TCP client that has not yet initialized with the
   token can send nothing bigger (an `initialize` is a few KiB).
 - `max_content_bytes` (config `[limits]`, default 32 KiB): the UTF-8 size of a memory's text
@@ -21,9 +21,12 @@ never call it get the defaults. The settings and their bounds are `memls.config.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from memls.errors import InvalidInput
 
@@ -141,3 +144,94 @@ def nesting_depth_over(value: Any, limit: int = MAX_NESTING) -> bool:
                 return True
             stack.extend((v, depth + 1) for v in item)
     return False
+
+
+# ---------------------------------------------------------------- decoding a frame
+
+
+class NotJson(ValueError):
+    """A frame that is not JSON text (bad JSON or UTF-8, too deeply nested): JSON-RPC -32700,
+    answered with id null. `limit` names the bound when one was crossed."""
+
+    def __init__(self, message: str, limit: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.limit = limit
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_json(body: bytes) -> tuple[Any, str | None]:
+    """One frame's JSON value and, when a string in it is not valid Unicode (a lone surrogate
+    escape such as `"\\ud800"`, which JavaScript's JSON.stringify emits for a string cut inside
+    an emoji), the path of the first such string (`params.text`, `id`, `params.types[2]`).
+
+    Such text is valid JSON: the envelope (its id above all) stays readable, so the request
+    can be answered with its id and the field named. Everything else msgspec refuses stays
+    refused: NotJson."""
+    try:
+        value = msgspec.json.decode(body)
+    except RecursionError:
+        raise NotJson(_NESTED, "MAX_NESTING") from None
+    except msgspec.DecodeError as exc:
+        value = _lenient(body, str(exc))
+        where = surrogate_path(value)
+        if where is None:  # refused for a reason of its own: keep msgspec's
+            raise NotJson(f"not valid JSON: {exc}") from None
+    else:
+        where = None
+    if nesting_depth_over(value):
+        raise NotJson(_NESTED, "MAX_NESTING")
+    return value, where
+
+
+_NESTED = f"nested deeper than {MAX_NESTING} levels (MAX_NESTING)"
+
+
+def _lenient(body: bytes, why: str) -> Any:
+    """The standard library's reading of strict UTF-8 JSON text (it keeps lone surrogates)."""
+    try:
+        text = body.decode("utf-8")
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise NotJson(_NESTED, "MAX_NESTING") from None
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise NotJson(f"not valid JSON: {why}") from None
+
+
+def surrogate_path(value: Any) -> str | None:
+    """The path of the first string (object keys included) holding a lone surrogate."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return path or "(the message)"
+        elif isinstance(item, dict):
+            for key, inner in reversed(list(item.items())):
+                name = printable(key) if isinstance(key, str) else str(key)
+                where = f"{path}.{name}" if path else name
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return where
+                stack.append((inner, where))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{path}[{i}]") for i, inner in reversed(list(enumerate(item))))
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate(text: str) -> bool:
+    return _SURROGATE.search(text) is not None
+
+
+def printable(text: str, limit: int = 200) -> str:
+    """`text` cut to `limit` characters, lone surrogates written as \\udxxx escapes."""
+    return text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def not_unicode(path: str) -> str:
+    return f"{path}: not valid Unicode text (a lone surrogate escape, e.g. \\ud800)"

@@ -1,4 +1,4 @@
-"""Progress of long verbs (issue #15, point 7): the engine tells memory/progress, the CLI draws
+"""Progress of long verbs: the engine tells memory/progress, the CLI draws
 a bar with rate and time left on a terminal, and stays quiet with --json or off a terminal."""
 
 from __future__ import annotations

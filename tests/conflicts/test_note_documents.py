@@ -1,4 +1,4 @@
-"""Notes read as documents in write-time detection (issue #12), through the real engine (real
+"""Notes read as documents in write-time detection, through the real engine (real
 SQLite, real Chroma and models where named): claims only, one note's units only across the
 change it records, a rejected or superseded record never the newer side, two decision records
 only on a change frame, supersession links resolved by link or number (never similarity), and

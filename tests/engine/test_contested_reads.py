@@ -1,4 +1,4 @@
-"""Open contradictions are visible wherever memories are read (issue 12, point 6): results
+"""Open contradictions are visible wherever memories are read: results
 carry `contradicts` / `contradictedBy`, the CLI marks them, and a query that returns both
 sides ranks the statement that stands now first."""
 

@@ -1,4 +1,4 @@
-"""The query cache (issue #15, point 5): a cached answer is never stale.
+"""The query cache: a cached answer is never stale.
 
 Random histories of every kind of write (store, forget, supersede, feedback, review, note sync,
 maintain/expiry, import, resolve) and of the clock moving, interleaved with repeated queries

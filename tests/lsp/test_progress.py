@@ -1,4 +1,4 @@
-"""Long engine work reaches the editor as work-done progress (issue #15, point 7): a reindex
+"""Long engine work reaches the editor as work-done progress: a reindex
 asked over LSP shows `$/progress` begin -> report -> end with the engine's counts."""
 
 from __future__ import annotations

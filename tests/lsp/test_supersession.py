@@ -1,4 +1,4 @@
-"""Supersession stated by decision records (issue #12), through a real LSP client: a Hint on
+"""Supersession stated by decision records, through a real LSP client: a Hint on
 the older record ("superseded by ADR-7 (0007-eks.md)") on the line that says so, and a code
 action that opens the newer record."""
 

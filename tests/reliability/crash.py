@@ -1,4 +1,4 @@
-"""The crash suite of issue #11, point 6: SIGKILL whoever owns the store, again and again,
+"""The crash suite: SIGKILL whoever owns the store, again and again,
 while CLI clients (processes on `open_engine`, as `memls` verbs are) and an LSP session
 (`memls serve --stdio`, raw frames) store, supersede, give feedback and forget.
 

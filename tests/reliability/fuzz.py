@@ -1,16 +1,22 @@
-"""The fuzzer of issue #11: hypothesis over the real server, stdio and TCP.
+"""The fuzzer: hypothesis over the real server, on every transport.
 
-Each example is one frame: a memory/* request with fuzzed params (every method of
-`protocol.METHODS`, every field of its params, valid values mixed with wrong types, NUL,
-lone surrogates, huge numbers and lists, deep nesting, unknown keys), a standard LSP method,
-an envelope that is wrong (jsonrpc, id, method), a body that is not JSON, a header without
-Content-Length, or a frame over max_frame_bytes. After it a sentinel request is sent; the
-example passes when, before the sentinel's reply arrived:
+Transports: LSP over stdio, LSP over TCP before the token and after it, the owner socket
+(one JSON object per line), MCP over stdio (JSON-RPC, one per line). Each example is one
+frame: a request with fuzzed params (every `memory/*` method and every field of its params,
+or every MCP tool and every argument: valid values mixed with wrong types, NUL, lone
+surrogates, huge numbers and lists, deep nesting, unknown keys), a standard LSP or MCP
+method, an envelope that is wrong (jsonrpc, id, method), a body that is not JSON, a header
+without Content-Length, a frame over max_frame_bytes. After it a sentinel request is sent;
+the example passes when, before the sentinel's reply arrived:
 
 - a request (an id the server can read) got exactly one answer with its id, an unreadable
   one an answer with id null, a notification none;
-- no answer was -32603 or carried a traceback or a path;
+- a request whose params hold a string that is not valid Unicode got -32602 naming a field;
+- no answer was -32603 (the owner socket: kind `internal`) or carried a traceback or a path;
+  before the token, no answer was a result;
 - a refused mutating request changed nothing (stats and audit of both projects);
+- a frame over the limit was answered with id null and the connection closed (a stdio
+  server exited with status 1); the example then opens a new connection or server;
 - the server is still running. No answer within 30 s is a hang.
 """
 
@@ -18,13 +24,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
 
 from memls import protocol
-from reliability.wire import Peer, frame, no_trace
+from reliability.wire import Peer, frame, line, no_trace
 
 MUTATING = {
     "memory/store",
@@ -68,7 +76,13 @@ class Target:
     alive: Any
     projects: list[str]
     ids: list[str]
+    framing: str = "lsp"  # "lsp", "owner" or "mcp" (Peer.framing)
+    gated: bool = False  # a TCP client without the token
+    reopen: Callable[[], Peer] | None = None  # a new connection (server) after a close
+    snapshot: Callable[[], Any] | None = None  # what a refused write must not change
+    mutating: frozenset[str] = frozenset()
     sent: int = 0
+    reopened: int = 0
     counts: dict[str, int] = field(default_factory=dict)
 
 
@@ -86,7 +100,7 @@ junk_text = st.one_of(
             "\ud800",
             "a\udfffb",
             "x" * 40_000,
-            "é" * 20_000,
+            "é" * 20_000,  # 40,000 bytes of UTF-8: over max_content_bytes
             "../../etc/passwd",
             "file:///etc/passwd",
             "NaN",
@@ -150,7 +164,7 @@ def field_values(name: str, target: Target) -> st.SearchStrategy:
         "defaultType": st.sampled_from(list(protocol.MEMORY_TYPES)),
         "types": st.one_of(
             st.lists(st.sampled_from(protocol.MEMORY_TYPES), max_size=40),
-            st.just(["note"] * 100_000),
+            st.just(["note"] * 2_000),  # over the bound of 32, under the frame limit
         ),
         "reason": st.sampled_from(list(protocol.FORGET_REASONS) + ["because"]),
         "signal": st.sampled_from(list(protocol.FEEDBACK_SIGNALS) + ["meh"]),
@@ -216,18 +230,82 @@ def memory_request(draw, target: Target) -> dict:
     return message
 
 
+MCP_TOOLS_MUTATING = {
+    "remember",
+    "feedback",
+    "forget",
+    "supersede",
+    "review_approve",
+    "review_reject",
+    "resolve_conflict",
+}
+MCP_METHODS = [
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "ping",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "initialize",
+    "memory/store",
+    "textDocument/hover",
+    "notifications/cancelled",
+    "notifications/roots/list_changed",
+    "notifications/progress",
+]
+
+
+def request_id(draw) -> Any:
+    return draw(
+        st.one_of(
+            st.integers(0, 2**31), st.text(alphabet="abcdef0123456789", min_size=1, max_size=12)
+        )
+    )
+
+
+@st.composite
+def mcp_request(draw, target: Target) -> dict:
+    """tools/call of every memls tool with fuzzed arguments (the MCP twin of memory_request)."""
+    from memls.mcp.tools import TOOLS
+
+    tool = draw(st.sampled_from(TOOLS))
+    fields = sorted(tool.input_schema["properties"])
+    chosen = draw(st.lists(st.sampled_from(fields), unique=True, max_size=len(fields)))
+    arguments: Any = {name: draw(field_values(name, target)) for name in chosen}
+    shape = draw(st.integers(min_value=0, max_value=19))
+    if shape == 0:
+        arguments[draw(st.text(min_size=1, max_size=10))] = draw(junk)
+    elif shape == 1:
+        arguments = draw(st.one_of(st.lists(junk, max_size=3), st.none(), junk))
+    name = tool.name if shape != 2 else draw(st.sampled_from(["bogus", "", "recall "]))
+    params: dict[str, Any] = {"name": name}
+    if arguments is not None or draw(st.booleans()):
+        params["arguments"] = arguments
+    return {"jsonrpc": "2.0", "id": request_id(draw), "method": "tools/call", "params": params}
+
+
 @st.composite
 def lsp_request(draw, target: Target) -> dict:
-    method = draw(st.sampled_from(LSP_METHODS))
+    methods = MCP_METHODS if target.framing == "mcp" else LSP_METHODS
+    method = draw(st.sampled_from(methods))
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": draw(junk)}
+    if method == "resources/read" and draw(st.booleans()):
+        message["params"] = {"uri": draw(st.sampled_from(["memls://x/conventions", "file:///"]))}
     if draw(st.booleans()):
         message["id"] = draw(st.integers(0, 2**31))
     return message
 
 
+def request(draw, target: Target) -> dict:
+    return draw(mcp_request(target) if target.framing == "mcp" else memory_request(target))
+
+
 @st.composite
 def bad_envelope(draw, target: Target) -> dict:
-    message = draw(memory_request(target))
+    message = request(draw, target)
     which = draw(st.sampled_from(["jsonrpc", "id", "method", "nomethod"]))
     if which == "jsonrpc":
         if draw(st.booleans()):
@@ -243,6 +321,7 @@ def bad_envelope(draw, target: Target) -> dict:
                 st.booleans(),
                 st.floats(allow_nan=False),
                 st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+                st.just("id-\ud800"),  # an id that is not valid Unicode: unreadable
             )
         )
     elif which == "method":
@@ -261,63 +340,71 @@ def bad_envelope(draw, target: Target) -> dict:
 @dataclass
 class Case:
     data: bytes  # the bytes sent
-    kind: str  # "request", "notification", "unreadable"
+    kind: str  # "request", "notification", "unreadable", "maybe" (null or nothing), "none"
     msg_id: Any = None
     method: str | None = None
+    closes: bool = False  # over a limit: answered, then the connection is closed
+    not_unicode: bool = False  # params hold a lone surrogate: -32602 expected
 
 
 def encode(message: Any) -> bytes:
-    return json.dumps(message).encode()  # lone surrogates go out as \udxxx escapes
+    """JSON as a careful client sends it: UTF-8 text, lone surrogates as \\udxxx escapes (what
+    JavaScript's JSON.stringify does), so that 40,000 bytes of "é" stay 40,000 bytes."""
+    text = json.dumps(message, ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+RAW_BODIES = [
+    b"{",
+    b"[]",
+    b"[1, 2]",
+    b"null",
+    b'"x"',
+    b"\xff\xfe{}",
+    b"[" * 3000,
+    b'{"jsonrpc": "2.0", "id": 1, "method": "memory/health", "params": {"a": "\xc3"}}',
+    json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "memory/health"}]).encode(),
+]
+BAD_HEADERS = [
+    b"Content-Type: x\r\n\r\n",
+    b"Content-Length: -1\r\n\r\n",
+    b"Content-Length: 1e3\r\n\r\n",
+    b"garbage\r\n\r\n",
+    b"Content-Length: 99999999999999999999999\r\n\r\n",
+]
+
+
+def framed(target: Target, body: bytes) -> bytes:
+    return frame(body) if target.framing == "lsp" else line(body)
 
 
 @st.composite
 def cases(draw, target: Target) -> Case:
+    lines = target.framing != "lsp"
     choice = draw(st.integers(min_value=0, max_value=99))
     if choice < 55:
-        message = draw(memory_request(target))
+        message = request(draw, target)
     elif choice < 67:
         message = draw(lsp_request(target))
     elif choice < 82:
         message = draw(bad_envelope(target))
     elif choice < 88:
-        body = draw(
-            st.one_of(
-                st.binary(max_size=120),
-                st.sampled_from(
-                    [
-                        b"{",
-                        b"[]",
-                        b"[1, 2]",
-                        b"null",
-                        b'"x"',
-                        b"\xff\xfe{}",
-                        b"[" * 3000,
-                        b'{"jsonrpc": "2.0", "id": 1, "method": "memory/health", '
-                        b'"params": {"a": "\xc3"}}',
-                        json.dumps(
-                            [{"jsonrpc": "2.0", "id": 1, "method": "memory/health"}]
-                        ).encode(),
-                    ]
-                ),
-            )
-        )
-        return Case(frame(body), "unreadable")
+        body = draw(st.one_of(st.binary(max_size=120), st.sampled_from(RAW_BODIES)))
+        if lines:
+            body = body.replace(b"\n", b" ")
+            if not body.strip():
+                return Case(line(body), "none")  # a blank line: skipped
+        return Case(framed(target, body), "unreadable")
     elif choice < 93:
-        header = draw(
-            st.sampled_from(
-                [
-                    b"Content-Type: x\r\n\r\n",
-                    b"Content-Length: -1\r\n\r\n",
-                    b"Content-Length: 1e3\r\n\r\n",
-                    b"garbage\r\n\r\n",
-                    b"Content-Length: 99999999999999999999999\r\n\r\n",
-                ]
-            )
-        )
-        return Case(header, "unreadable")
-    elif choice < 96:
+        if lines:  # no headers on a line transport: a header is just text that is not JSON
+            return Case(line(b"Content-Length: 12"), "unreadable")
+        return Case(draw(st.sampled_from(BAD_HEADERS)), "unreadable", closes=target.gated)
+    elif choice < 94:
         size = draw(st.integers(min_value=FRAME_LIMIT + 1, max_value=FRAME_LIMIT + 5000))
-        return Case(b"Content-Length: %d\r\n\r\n" % size + b"{" * size, "unreadable")
+        if lines:
+            return Case(b"{" * size + b"\n", "unreadable", closes=True)
+        return Case(b"Content-Length: %d\r\n\r\n" % size + b"{" * size, "unreadable", closes=True)
     else:
         depth = draw(st.integers(min_value=65, max_value=5000))
         body = (
@@ -327,43 +414,55 @@ def cases(draw, target: Target) -> Case:
             + "]" * depth
             + "}}"
         )  # json.dumps would recurse
-        return Case(frame(body), "unreadable")
+        return Case(framed(target, body.encode()), "unreadable")
     body = encode(message)
-    readable_id = (
-        "id" in message
-        and isinstance(message["id"], (int, str))
-        and not isinstance(message["id"], bool)
-    )
+    kind, msg_id = classify(message, target.framing)
     try:
         json.dumps(message, allow_nan=False)
-        strict = True
     except ValueError:  # Infinity / NaN: not JSON, the frame is unreadable
-        strict = False
-    if (
-        not strict
-        or len(body) > FRAME_LIMIT
-        or _depth(message) > 64
-        or ("\\ud" in body.decode() and _has_lone_surrogate(message))
-    ):
-        kind = "unreadable"
-    elif readable_id:
-        kind = "request"
-    elif "id" in message and message["id"] is not None:
-        kind = "unreadable"  # an id the server cannot use: answered with id null
-    elif (
-        "method" not in message
-        or not isinstance(message.get("method"), str)
-        or message.get("jsonrpc") != "2.0"
-    ):
-        kind = "maybe"  # invalid, with no usable id: answered null or (notification) not
-    else:
-        kind = "notification"
+        kind, msg_id = "unreadable", None
+    closes = len(body) > FRAME_LIMIT
+    if closes or _depth(message) > 64:
+        kind, msg_id = "unreadable", None
+    params = message.get("params")
+    method = message.get("method") if isinstance(message.get("method"), str) else None
+    if method == "tools/call" and isinstance(params, dict):
+        method = str(params.get("name"))  # which tool: whether it writes
     return Case(
-        frame(body),
+        framed(target, body),
         kind,
-        message.get("id") if readable_id else None,
-        message.get("method") if isinstance(message.get("method"), str) else None,
+        msg_id,
+        method,
+        closes=closes,
+        not_unicode=kind == "request"
+        and isinstance(message.get("method"), str)
+        and (message["method"] in protocol.METHODS or message["method"] == "tools/call")
+        and isinstance(params, (dict, list) if target.framing != "mcp" else dict)
+        and (target.framing == "owner" or message.get("jsonrpc") == "2.0")
+        and _has_lone_surrogate(params)
+        and not _has_lone_surrogate({k: v for k, v in message.items() if k != "params"}),
     )
+
+
+def classify(message: dict, framing: str) -> tuple[str, Any]:
+    """What the server must answer: (kind, the id it answers with)."""
+    msg_id = message.get("id")
+    readable = (
+        "id" in message
+        and isinstance(msg_id, (int, str))
+        and not isinstance(msg_id, bool)
+        and not _has_lone_surrogate(msg_id)
+    )
+    method_ok = isinstance(message.get("method"), str)
+    if readable:
+        return "request", msg_id
+    if "id" in message and msg_id is not None:
+        return "unreadable", None  # an id the server cannot use: answered with id null
+    if framing == "owner":  # no jsonrpc member; a line without a method is answered
+        return ("notification" if method_ok else "unreadable"), None
+    if not method_ok or message.get("jsonrpc") != "2.0":
+        return "maybe", None  # invalid, with no usable id: answered null or not
+    return "notification", None
 
 
 def _depth(value: Any, level: int = 1) -> int:
@@ -398,44 +497,102 @@ def snapshot(target: Target) -> list:
     return out
 
 
+def outcome(target: Target, answer: dict) -> str:
+    """An answer as a label: "ok", "isError" (an MCP tool refused), or the error's code or
+    (owner socket) kind."""
+    if "result" in answer:
+        result = answer["result"]
+        return "isError" if isinstance(result, dict) and result.get("isError") else "ok"
+    error = answer["error"]
+    return str(error.get("kind") if target.framing == "owner" else error.get("code"))
+
+
+SENTINEL_METHOD = {"lsp": "memory/health", "owner": "memory/health", "mcp": "ping"}
+
+
 def run_case(target: Target, case: Case) -> None:
-    mutating = case.kind == "request" and case.method in MUTATING
-    before = snapshot(target) if mutating else None
+    mutating = case.kind == "request" and case.method in target.mutating and not target.gated
+    before = (target.snapshot or snapshot)(target) if mutating else None
     target.sent += 1
-    sentinel = f"sentinel-{target.sent}"
-    target.peer.send(case.data)
+    peer = target.peer
+    try:
+        peer.send(case.data)
+    except OSError:  # the server closed before the frame was all written: it refused it
+        if not case.closes:
+            raise
+    if case.closes:
+        return closed(target, case)
     answers = []
     if case.kind == "request":  # replies may come out of order: wait for this one first
         while not any(a.get("id") == case.msg_id for a in answers):
-            message = target.peer.answer(timeout=30)
+            message = peer.answer(timeout=30)
             assert message is not None, f"closed after {case.data[:300]!r}"
             answers.append(message)
-    target.peer.send(frame({"jsonrpc": "2.0", "id": sentinel, "method": "memory/health"}))
+    sentinel = f"sentinel-{target.sent}"
+    method = SENTINEL_METHOD[target.framing]
+    peer.send(peer.frame({"jsonrpc": "2.0", "id": sentinel, "method": method}))
     while True:
-        message = target.peer.answer(timeout=30)
+        message = peer.answer(timeout=30)
+        if message is None and case.kind in ("unreadable", "maybe") and target.gated:
+            return closed(target, case, answers)  # a bad header before the token
         assert message is not None, f"the server closed the connection after {case.data[:300]!r}"
         if message.get("id") == sentinel:
-            assert "result" in message, message
+            assert ("error" if target.gated else "result") in message, message
             break
         answers.append(message)
+    check(target, case, answers)
+    if mutating and answers and outcome(target, answers[0]) not in ("ok",):
+        assert (target.snapshot or snapshot)(target) == before, (case.data[:300], answers)
+    assert target.alive(), "the server died"
+
+
+def check(target: Target, case: Case, answers: list[dict]) -> None:
     for a in answers:
-        assert "error" not in a or a["error"]["code"] != -32603, (case.data[:300], a)
+        label = outcome(target, a)
+        assert label not in ("-32603", "internal"), (case.data[:300], a)
         assert no_trace(a), (case.data[:300], a)
+        assert not (target.gated and label in ("ok", "isError")), (case.data[:300], a)
     ids = [a.get("id") for a in answers]
     if case.kind == "request":
         assert ids == [case.msg_id], (case.data[:300], answers)
-    elif case.kind == "notification":
+    elif case.kind in ("notification", "none"):
         assert answers == [], (case.data[:300], answers)
     elif case.kind == "unreadable":
         assert ids == [None], (case.data[:300], answers)
     else:  # "maybe"
         assert ids in ([], [None]), (case.data[:300], answers)
-    outcome = (
-        "ok"
-        if answers and "result" in answers[0]
-        else (str(answers[0]["error"]["code"]) if answers else "none")
-    )
-    target.counts[outcome] = target.counts.get(outcome, 0) + 1
-    if mutating and answers and "error" in answers[0]:
-        assert snapshot(target) == before, (case.data[:300], answers)
-    assert target.alive(), "the server died"
+    if case.not_unicode and not target.gated:
+        error = answers[0].get("error") or {}
+        assert outcome(target, answers[0]) in ("-32602", "invalid_params"), (
+            case.data[:300],
+            answers,
+        )
+        named = (
+            error.get("field")
+            if target.framing == "owner"
+            else (error.get("data") or {}).get("field")
+        )
+        assert named is not None and "Unicode" in error["message"], (case.data[:300], answers)
+    label = outcome(target, answers[0]) if answers else "none"
+    target.counts[label] = target.counts.get(label, 0) + 1
+
+
+def closed(target: Target, case: Case, answers: list[dict] | None = None) -> None:
+    """A frame over a limit (or, before the token, a bad header): answered with id null, then
+    the connection closed; a new connection (or server) for the next example."""
+    answers = list(answers or [])
+    while True:
+        message = target.peer.answer(timeout=30)
+        if message is None:
+            break
+        answers.append(message)
+    assert [a.get("id") for a in answers] == [None], (case.data[:300], answers)
+    assert no_trace(answers[0]), answers
+    if len(case.data) > FRAME_LIMIT:
+        error = answers[0]["error"]
+        assert "limit" in json.dumps(error) or "LIMIT" in json.dumps(error), answers
+    assert target.reopen is not None
+    target.peer = target.reopen()
+    target.reopened += 1
+    label = "closed"
+    target.counts[label] = target.counts.get(label, 0) + 1

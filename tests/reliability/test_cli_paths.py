@@ -1,4 +1,4 @@
-"""Regressions of issue #11 at the command line and in the file system: one line and a non-zero
+"""Regressions at the command line and in the file system: one line and a non-zero
 exit for bad arguments, no directory chmodded that memls did not create, no token in the
 process list, no project key made of invisible characters."""
 

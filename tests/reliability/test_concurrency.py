@@ -1,4 +1,4 @@
-"""Issue #11, point 6: three clients at once on one store, mixed operations, no errors.
+"""Three clients at once on one store, mixed operations, no errors.
 
 `make test` runs 3 × MEMLS_CONCURRENT_OPS (default 150); `make soak` 3 × 1,000."""
 

@@ -1,4 +1,4 @@
-"""Issue #11, point 6: SIGKILL the owner while LSP and CLI clients write (crash.py).
+"""SIGKILL the owner while LSP and CLI clients write (crash.py).
 
 `make test` kills it MEMLS_CRASH_KILLS times (default 6); `make soak` 60 times."""
 

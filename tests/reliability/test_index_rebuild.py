@@ -1,4 +1,4 @@
-"""Issue #11, point 6: the Chroma directory deleted or corrupted is found at start, said
+"""The Chroma directory deleted or corrupted is found at start, said
 loudly, and rebuilt from SQLite with nothing lost; `memls doctor --repair` does it on demand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Regressions of issue #11 at the wire: frames, envelopes, exit, internal errors.
+"""Regressions at the wire: frames, envelopes, exit, internal errors.
 
 Each test drives a real `memls serve` process (stdio or TCP) with raw frames, as an attacker or
 a careless client would, and checks that every request is answered with the right JSON-RPC
@@ -49,35 +49,65 @@ def health_ok(peer) -> bool:
 # ---------------------------------------------------------------- frames
 
 
-def test_a_huge_content_length_is_refused_without_reading_and_the_stdio_server_lives(stdio):
+def test_a_huge_content_length_on_stdio_is_refused_unread_and_the_server_exits_to_restart(stdio):
     peer = stdio.peer
     peer.send(b"Content-Length: 100000000000\r\n\r\n{}")
     reply = peer.answer(timeout=30)
     assert reply["id"] is None and reply["error"]["code"] == -32600, reply
     assert "max_frame_bytes" in reply["error"]["message"]
     assert reply["error"]["data"]["limit"] == "max_frame_bytes"
-    time.sleep(0.5)  # give a MemoryError (pygls pre-allocated the body) time to kill it
-    assert stdio.alive(), stdio.log()[-2000:]
-    assert stdio.close() == 0
+    assert peer.answer(timeout=30) is None  # the connection is closed, not left waiting
+    assert stdio.proc.wait(timeout=30) == 1  # LSP: an exit without shutdown is status 1
+    stdio.stderr.close()
+    said = stdio.log()[stdio.log().rfind("memls: closing the connection") :]
+    assert "max_frame_bytes" in said and "Traceback" not in said, stdio.log()[-2000:]
 
 
-def test_an_oversized_frame_of_an_authenticated_client_is_skipped_not_read(tmp_path, root):
-    data = data_dir(tmp_path, "[index]\nvectors = false\n[limits]\nmax_frame_bytes = 65536\n")
-    server = StdioServer(data)
+def test_an_oversized_frame_of_an_authenticated_tcp_client_closes_only_its_connection(
+    tmp_path, root
+):
+    port = free_port()
+    config = "[index]\nvectors = false\n[limits]\nmax_frame_bytes = 65536\n"
+    daemon = TcpDaemon(data_dir(tmp_path, config), port)
     try:
-        peer = server.peer
-        assert "result" in peer.initialize(root)
+        assert wait_for_port(port), daemon.log()
+        peer = daemon.connect()
+        assert "result" in peer.initialize(root, TOKEN)
         big = json.dumps(
             {"jsonrpc": "2.0", "id": 1, "method": "memory/store", "params": {"text": "x" * 70_000}}
         )
         peer.send(frame(big))
         reply = peer.answer(timeout=30)
         assert reply["id"] is None and "max_frame_bytes = 65536" in reply["error"]["message"]
-        assert health_ok(peer)  # the body was skipped exactly: the next frame is read
-        listed = peer.call("memory/list", {"project": str(root)})["result"]["memories"]
+        assert peer.answer(timeout=30) is None  # closed
+        other = daemon.connect()
+        assert "result" in other.initialize(root, TOKEN) and health_ok(other)
+        listed = other.call("memory/list", {"project": str(root)})["result"]["memories"]
         assert listed == []
+        other.close()
+        assert daemon.alive()
     finally:
-        assert server.close() == 0
+        assert daemon.stop() == 0
+
+
+def test_a_lone_surrogate_is_answered_with_the_id_naming_the_field(stdio):
+    peer = stdio.peer
+    peer.send(
+        frame(b'{"jsonrpc":"2.0","id":7,"method":"memory/store","params":{"text":"a\\ud800b"}}')
+    )
+    reply = peer.answer(timeout=30)
+    assert reply["id"] == 7 and reply["error"]["code"] == -32602, reply
+    assert reply["error"]["data"]["field"] == "text" and "Unicode" in reply["error"]["message"]
+    assert health_ok(peer)
+
+
+@pytest.mark.parametrize("arguments", [[{"uri": 5}], "notalist", [5], [{"uri": "x", "range": 3}]])
+def test_bad_command_arguments_are_invalid_params(stdio, arguments):
+    reply = stdio.peer.call(
+        "workspace/executeCommand", {"command": "memls.open", "arguments": arguments}
+    )
+    assert reply["error"]["code"] == -32602, reply
+    assert no_trace(reply)
 
 
 def test_a_200_mb_frame_without_the_token_costs_the_daemon_nothing(daemon):
@@ -207,8 +237,8 @@ def test_bad_text_is_refused_naming_the_field_and_nothing_is_stored(stdio, root)
     )
     peer.send(frame(surrogate))
     reply = peer.answer()
-    assert reply["id"] is None  # the frame is not valid JSON text: its id is unknown
-    assert reply["error"]["code"] == -32700 and no_trace(reply), reply
+    assert reply["id"] == "s"  # valid JSON, not valid Unicode: its id is read and answered
+    assert reply["error"]["code"] == -32602 and no_trace(reply), reply
     cases = [
         ({"text": "nul \u0000 inside", "project": project}, "text"),
         ({"text": "x" * 40_000, "project": project}, "text"),

@@ -37,10 +37,23 @@ def data_dir(root: Path, config: str = FAST_CONFIG) -> Path:
     return d
 
 
-class Peer:
-    """One connection to the server: `send` raw bytes, `reply` waits for the next message."""
+def line(body: bytes | str | dict | list) -> bytes:
+    """One message of a line transport (the owner socket, MCP stdio)."""
+    if isinstance(body, (dict, list)):
+        body = json.dumps(body)
+    if isinstance(body, str):
+        body = body.encode()
+    return body + b"\n"
 
-    def __init__(self, read_stream, write) -> None:
+
+class Peer:
+    """One connection to the server: `send` raw bytes, `reply` waits for the next message.
+
+    `framing` is "lsp" (Content-Length frames, JSON-RPC), "mcp" (JSON-RPC, one per line) or
+    "owner" (the owner socket: one object per line, no `jsonrpc` member)."""
+
+    def __init__(self, read_stream, write, framing: str = "lsp") -> None:
+        self.framing = framing
         self._write = write
         self.replies: queue.Queue[dict | None] = queue.Queue()
         self.closed = threading.Event()
@@ -48,7 +61,14 @@ class Peer:
         self._reader.start()
         self.next_id = 0
 
+    def frame(self, message: dict) -> bytes:
+        if self.framing == "owner":
+            message = {k: v for k, v in message.items() if k != "jsonrpc"}
+        return frame(message) if self.framing == "lsp" else line(message)
+
     def _read(self, stream) -> None:
+        if self.framing != "lsp":
+            return self._read_lines(stream)
         try:
             while True:
                 length = None
@@ -71,6 +91,17 @@ class Peer:
             self.closed.set()
             self.replies.put(None)
 
+    def _read_lines(self, stream) -> None:
+        try:
+            for raw in stream:
+                if raw.strip():
+                    self.replies.put(json.loads(raw))
+        except (OSError, ValueError):
+            return
+        finally:
+            self.closed.set()
+            self.replies.put(None)
+
     def send(self, data: bytes) -> None:
         self._write(data)
 
@@ -87,7 +118,7 @@ class Peer:
             if message is None or "method" not in message:
                 return message
             if "id" in message:
-                self.send(frame({"jsonrpc": "2.0", "id": message["id"], "result": None}))
+                self.send(self.frame({"jsonrpc": "2.0", "id": message["id"], "result": None}))
 
     def call(
         self, method: str, params: Any = None, *, timeout: float = 60.0, msg_id: Any = None
@@ -100,7 +131,7 @@ class Peer:
         message = {"jsonrpc": "2.0", "id": msg_id, "method": method}
         if params is not None:
             message["params"] = params
-        self.send(frame(message))
+        self.send(self.frame(message))
         return self.wait_for(msg_id, timeout)
 
     def wait_for(self, msg_id: Any, timeout: float = 60.0) -> dict:
@@ -117,7 +148,7 @@ class Peer:
                 raise ConnectionError(f"closed before the reply to {msg_id!r}")
             if "method" in message:
                 if "id" in message:  # the server asks us something: answer null
-                    self.send(frame({"jsonrpc": "2.0", "id": message["id"], "result": None}))
+                    self.send(self.frame({"jsonrpc": "2.0", "id": message["id"], "result": None}))
                 continue
             if message.get("id") == msg_id:
                 return message
@@ -126,7 +157,7 @@ class Peer:
         message = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
-        self.send(frame(message))
+        self.send(self.frame(message))
 
     def initialize(self, root: Path, token: str | None = None) -> dict:
         options = {"token": token} if token is not None else {}
@@ -269,3 +300,55 @@ def no_trace(reply: dict) -> bool:
         and ".py" not in text
         and "site-packages" not in text
     )
+
+
+class OwnerPeer(Peer):
+    """A connection to the owner socket of a data directory (one JSON object per line)."""
+
+    def __init__(self, data: Path) -> None:
+        from memls.daemon.sockets import socket_path, unix_address
+
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        with unix_address(socket_path(data)) as address:
+            self.sock.connect(address)
+        super().__init__(self.sock.makefile("rb"), self.sock.sendall, framing="owner")
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class McpServer(StdioServer):
+    """`memls --data-dir D mcp --project P` as a subprocess, spoken to line by line."""
+
+    def __init__(self, data: Path, project: Path) -> None:
+        self.stderr_path = data.parent / f"mcp-{os.getpid()}-{id(self)}.stderr"
+        self.stderr = open(self.stderr_path, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "memls", "--data-dir", str(data), "mcp"]
+            + ["--project", str(project)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+        )
+
+        def write(data: bytes) -> None:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+
+        self.peer = Peer(self.proc.stdout, write, framing="mcp")
+
+    def initialize(self) -> dict:
+        reply = self.peer.call(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "reliability", "version": "1"},
+            },
+        )
+        if "result" in reply:
+            self.peer.notify("notifications/initialized")
+        return reply

@@ -39,6 +39,14 @@ function within(promise, ms, what) {
   return Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
 }
 
+/** The next firing of `event`, or undefined after `ms`. */
+function nextEvent(event, ms) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => { sub.dispose(); resolve(undefined); }, ms);
+    const sub = event((e) => { clearTimeout(timer); sub.dispose(); resolve(e === undefined ? true : e); });
+  });
+}
+
 function memlsDiagnostics(uri) {
   return vscode.languages.getDiagnostics(uri).filter((d) => d.source === "memls");
 }
@@ -115,6 +123,36 @@ async function run() {
   const flaggedAfter = after.find((g) => g.kind === "group" && g.state === "flagged");
   report.checks.reviewAfter = flaggedAfter ? flaggedAfter.memories.map((m) => m.id) : null;
   step("reviewed");
+
+  // citations: a memory citing ops.py's deploy(); the cited line edited on disk (not in the
+  // editor): the daemon's watcher re-checks it, the CodeLens and the Review group show it
+  const ops = vscode.Uri.joinPath(folder.uri, "ops.py");
+  const cited = await api.request("memory/store", { uri: folder.uri.toString(), type: "fact",
+    text: "Deploys run make release before notifying the channel", citations: [{ path: "ops.py", symbol: "deploy" }] });
+  report.checks.cited = { id: cited.id, citations: cited.memory.citations };
+  await vscode.window.showTextDocument(ops);
+  const lensTitles = async () => ((await vscode.commands.executeCommand("vscode.executeCodeLensProvider", ops)) || [])
+    .map((l) => l.command && l.command.title).filter(Boolean);
+  api.lenses.refresh();
+  report.checks.lensBefore = await lensTitles();
+  const hover = await vscode.commands.executeCommand("vscode.executeHoverProvider", ops, new vscode.Position(1, 4));
+  report.checks.hover = (hover || []).flatMap((h) => h.contents.map((c) => c.value || String(c))).join("\n");
+  step("cited");
+  fs.writeFileSync(ops.fsPath, fs.readFileSync(ops.fsPath, "utf8").replace("make release", "make ship"));
+  let lensAfter = [];
+  const deadline = Date.now() + 60000;
+  while (Date.now() < deadline) {
+    lensAfter = await lensTitles();
+    if (lensAfter.some((t) => t.includes("cited code changed"))) break;
+    await nextEvent(api.lenses.onDidChangeCodeLenses, Math.max(1, deadline - Date.now()));
+  }
+  report.checks.lensAfter = lensAfter;
+  const reviewGroups = await api.review.getChildren();
+  const changedGroup = reviewGroups.find((g) => g.kind === "group" && g.state === "changed");
+  report.checks.citedChangedGroup = changedGroup ? {
+    label: api.review.getTreeItem(changedGroup).label, ids: changedGroup.memories.map((m) => m.id),
+  } : null;
+  step("cited code changed");
 
   // the language-model tools: query returns the stored memory; remember names its origin
   const tools = (vscode.lm.tools || []).map((t) => t.name);

@@ -2,7 +2,7 @@
 // and show the contradiction verdict when the server finds one, with Supersede / Keep both.
 import * as vscode from "vscode";
 import { formatRange, oneLine } from "../format";
-import { pickFolder } from "../folders";
+import { pickFolder, relativeTo } from "../folders";
 import { MEMORY_TYPES, type ConflictsNotification, type Request, type RememberType, type StoreResult } from "../wire";
 
 export interface RememberArgs {
@@ -30,6 +30,7 @@ export async function rememberSelection(request: Request, args: RememberArgs = {
   let text = args.text;
   let sourceUri: string | undefined;
   let sourceRange: string | undefined;
+  let citation: { path: string; startLine: number; endLine: number } | undefined;
   let folder: vscode.WorkspaceFolder | undefined;
   if (text === undefined && editor && !editor.selection.isEmpty) {
     const s = editor.selection;
@@ -41,6 +42,13 @@ export async function rememberSelection(request: Request, args: RememberArgs = {
   }
   folder = await pickFolder("Remember");
   if (!folder) return undefined;
+  const path = editor && editor.document.uri.scheme === "file" ? relativeTo(folder, editor.document.uri) : undefined;
+  if (editor && path && !editor.selection.isEmpty && args.text === undefined && !editor.document.isDirty) {
+    // the selection is cited (the server adds the definition around it); saved text only
+    const s = editor.selection;
+    const last = s.end.character === 0 && s.end.line > s.start.line ? s.end.line - 1 : s.end.line;
+    citation = { path, startLine: s.start.line + 1, endLine: last + 1 };
+  }
   if (text === undefined) {
     text = await vscode.window.showInputBox({
       prompt: "memls: what should this project remember?",
@@ -60,6 +68,7 @@ export async function rememberSelection(request: Request, args: RememberArgs = {
   const result = await request("memory/store", {
     uri: folder.uri.toString(), text: text.trim(), type,
     ...(sourceUri ? { sourceUri, sourceRange } : {}),
+    ...(citation ? { citations: [citation] } : {}),
   });
   if (result.duplicate) {
     void vscode.window.showInformationMessage(`memls: already remembered (${result.id}).`);

@@ -3,7 +3,7 @@
 // the score, and forget with a reason from the server's vocabulary.
 import * as vscode from "vscode";
 import { describe, explainText, oneLine } from "../format";
-import { openSource, pickFolder } from "../folders";
+import { openSource, pickFolder, relativeTo } from "../folders";
 import { queryOptions, type MemlsSettings } from "../settings";
 import { FORGET_REASONS, type QueryHit, type QueryResult, type Request } from "../wire";
 
@@ -81,7 +81,7 @@ export class Search {
     this.pick.busy = true;
     try {
       const result = await this.request("memory/query", {
-        uri: this.folder.uri.toString(), query, k: 20, explain: true,
+        uri: this.folder.uri.toString(), query, k: 20, explain: true, paths: activePaths(this.folder),
         ...queryOptions(this.settings, true),
       });
       if (generation !== this.generation) return undefined; // a newer query is under way
@@ -146,6 +146,14 @@ export class Search {
     this.shown.dispose();
     this.pick.dispose();
   }
+}
+
+/** The active editor's file, relative to the folder: memories that cite it rank first. */
+export function activePaths(folder: vscode.WorkspaceFolder): string[] {
+  const doc = vscode.window.activeTextEditor?.document;
+  if (!doc || doc.uri.scheme !== "file") return [];
+  const path = relativeTo(folder, doc.uri);
+  return path ? [path] : [];
 }
 
 export async function pickForgetReason(): Promise<(typeof FORGET_REASONS)[number] | undefined> {

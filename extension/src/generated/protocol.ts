@@ -42,6 +42,81 @@ export interface CheckPairParams {
   new: string;
 }
 /**
+ * memory/check: check every citation of a project against its folder now.
+ */
+export interface CheckParams {
+  project?: string | null;
+}
+export interface CheckResult {
+  changed?: string[];
+  citations: CitationStatus[];
+  project: string;
+}
+export interface CitationStatus {
+  diff?: string | null;
+  endLine: number;
+  memory: string;
+  path: string;
+  startLine: number;
+  state: "changed" | "fresh" | "missing" | "moved";
+  symbol?: string | null;
+}
+/**
+ * Code a memory cites, where it stands now and whether it still says what it said.
+ *
+ * `path` and the lines (1-based, inclusive) are where the citation stands now (they follow
+ * moves and renames; `citedPath` is where it was made when that differs). `state`: fresh
+ * (the text is where it was), moved (found elsewhere, or in the file it was renamed to),
+ * changed (the file is there, the cited text is not: `diff` says what changed, capped) or
+ * missing (the file or the symbol is gone).
+ */
+export interface Citation {
+  citedPath?: string | null;
+  diff?: string | null;
+  endLine: number;
+  inferred?: boolean;
+  kind?: "file" | "span" | "symbol";
+  path: string;
+  startLine: number;
+  state: "changed" | "fresh" | "missing" | "moved";
+  symbol?: string | null;
+}
+/**
+ * A citation as a front gives it: a project-relative path, optionally a line range
+ * (1-based, inclusive; no range: the whole file; only startLine: that line) and a symbol
+ * (a function, class or method: with no range, its definition is found by name).
+ */
+export interface CitationSpec {
+  endLine?: number | null;
+  /**
+   * a path relative to the project folder
+   */
+  path: string;
+  startLine?: number | null;
+  symbol?: string | null;
+}
+/**
+ * memory/citations: the memories that cite one document.
+ */
+export interface CitationsParams {
+  project?: string | null;
+  uri: string;
+}
+export interface CitationsResult {
+  path: string;
+  project: string;
+  ranges: CitedRange[];
+}
+export interface CitedRange {
+  endLine: number;
+  memory: string;
+  preview: string;
+  stale: boolean;
+  startLine: number;
+  state: "changed" | "fresh" | "missing" | "moved";
+  symbol?: string | null;
+}
+/**
  * Two memories of one project that contradict each other (both edges carry this).
  */
 export interface Conflict {
@@ -60,6 +135,7 @@ export interface Conflict {
 }
 export interface Memory {
   canonicalHash: string;
+  citations?: Citation[];
   content: string;
   contentHash: string;
   contradictedBy?: ConflictRef[];
@@ -72,6 +148,7 @@ export interface Memory {
   recordedAt: string;
   sourceRange?: string | null;
   sourceUri?: string | null;
+  stale?: boolean;
   status: "active" | "superseded";
   supersededBy?: string[];
   supersedes?: string[];
@@ -143,6 +220,50 @@ export interface NoteLink {
   olderUri: string;
   relation: "amends" | "supersedes";
   statedIn: string;
+}
+/**
+ * One memory of the briefing, as shown.
+ */
+export interface ContextEntry {
+  memory: Memory;
+  score?: number | null;
+  section: "relevant" | "standing";
+  stale?: boolean;
+  tokens: number;
+}
+/**
+ * memory/context: the briefing of a project, within a token budget.
+ *
+ * `prompt` and `paths` say what the agent is working on (both optional: without them the
+ * briefing is the standing conventions, decisions and constraints alone). Within one
+ * `session`, a memory already given is not given again; `reset` forgets what the session
+ * was given (the agent's context was cleared or compacted).
+ */
+export interface ContextParams {
+  budget?: number;
+  depth?: "default" | "interactive" | "none";
+  k?: number;
+  /**
+   * @maxItems 100
+   */
+  paths?: string[];
+  project?: string | null;
+  prompt?: string | null;
+  reset?: boolean;
+  session?: string | null;
+  standing?: boolean;
+}
+export interface ContextResult {
+  budget: number;
+  degraded?: string[];
+  dropped?: number;
+  entries?: ContextEntry[];
+  markdown: string;
+  project: string;
+  repeated?: number;
+  session?: string | null;
+  tokenizer: string;
+  tokens: number;
 }
 export interface DeadLetter {
   attempts: number;
@@ -219,6 +340,7 @@ export interface ForgetEntry {
     | "decay"
     | "dedup"
     | "feedback_flagged"
+    | "source_changed"
     | "source_removed"
     | "superseded"
     | "ttl_expired"
@@ -232,6 +354,7 @@ export interface ForgetParams {
     | "decay"
     | "dedup"
     | "feedback_flagged"
+    | "source_changed"
     | "source_removed"
     | "superseded"
     | "ttl_expired"
@@ -245,6 +368,7 @@ export interface ForgetResult {
     | "decay"
     | "dedup"
     | "feedback_flagged"
+    | "source_changed"
     | "source_removed"
     | "superseded"
     | "ttl_expired"
@@ -258,6 +382,7 @@ export interface ForgottenParams {
         | "decay"
         | "dedup"
         | "feedback_flagged"
+        | "source_changed"
         | "source_removed"
         | "superseded"
         | "ttl_expired"
@@ -300,8 +425,13 @@ export interface IngestParams {
   project?: string | null;
 }
 export interface StoreParams {
+  /**
+   * @maxItems 100
+   */
+  citations?: CitationSpec[];
   derivedFrom?: string | null;
   force?: boolean;
+  inferCitations?: boolean;
   project?: string | null;
   sourceRange?: string | null;
   sourceUri?: string | null;
@@ -359,6 +489,25 @@ export interface ProgressNotification {
   total: number;
 }
 /**
+ * memory/promote: write a memory into a note of the project (a list item under the
+ * heading of its type), so it travels with the repository; the memory becomes that unit.
+ */
+export interface PromoteParams {
+  id: string;
+  project?: string | null;
+  to?: string;
+}
+export interface PromoteResult {
+  already: boolean;
+  created: boolean;
+  id: string;
+  memory: Memory;
+  path: string;
+  project: string;
+  sourceRange: string;
+  uri: string;
+}
+/**
  * The per-project result cache of memory/query (docs/retrieval.md).
  */
 export interface QueryCacheStats {
@@ -370,6 +519,7 @@ export interface QueryCacheStats {
 }
 export interface QueryHit {
   canonicalHash: string;
+  citations?: Citation[];
   content: string;
   contentHash: string;
   contradictedBy?: ConflictRef[];
@@ -384,6 +534,7 @@ export interface QueryHit {
   score: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
+  stale?: boolean;
   status: "active" | "superseded";
   supersededBy?: string[];
   supersedes?: string[];
@@ -399,6 +550,12 @@ export interface QueryParams {
   includeUser?: boolean;
   k?: number;
   mode?: "default" | "interactive" | "lexical";
+  /**
+   * @maxItems 64
+   *
+   * Items: a path relative to the project folder
+   */
+  paths?: string[];
   project?: string | null;
   /**
    * free text: at most max_content_bytes of UTF-8 (default 32 KiB)
@@ -416,6 +573,17 @@ export interface QueryResult {
   project: string;
   results: QueryHit[];
   tookMs?: number | null;
+}
+/**
+ * memory/reconfirm: the memory's citations take the cited code as it is now.
+ */
+export interface ReconfirmParams {
+  id: string;
+  project?: string | null;
+}
+export interface ReconfirmResult {
+  memory: Memory;
+  project: string;
 }
 export interface ReindexParams {
   project?: string | null;
@@ -449,6 +617,7 @@ export interface ReviewParams {
 }
 export interface ReviewResult {
   action: "approve" | "list" | "reject" | "restore";
+  citedCodeChanged?: Memory[];
   memories?: Memory[];
   project: string;
   transition?: TrustTransition | null;
@@ -532,8 +701,11 @@ export interface Verdict {
 /** Every memory/* request: its params and result types. */
 export interface Requests {
   "memory/audit": { params: AuditParams; result: AuditResult };
+  "memory/check": { params: CheckParams; result: CheckResult };
   "memory/checkPair": { params: CheckPairParams; result: Verdict };
+  "memory/citations": { params: CitationsParams; result: CitationsResult };
   "memory/conflicts": { params: ConflictsParams; result: ConflictsResult };
+  "memory/context": { params: ContextParams; result: ContextResult };
   "memory/deadLetters": { params: MaintainParams; result: DeadLettersResult };
   "memory/doctor": { params: DoctorParams; result: DoctorResult };
   "memory/feedback": { params: FeedbackParams; result: FeedbackResult };
@@ -544,7 +716,9 @@ export interface Requests {
   "memory/ingest": { params: IngestParams; result: IngestResult };
   "memory/list": { params: ListParams; result: ListResult };
   "memory/maintain": { params: MaintainParams; result: MaintainResult };
+  "memory/promote": { params: PromoteParams; result: PromoteResult };
   "memory/query": { params: QueryParams; result: QueryResult };
+  "memory/reconfirm": { params: ReconfirmParams; result: ReconfirmResult };
   "memory/reindex": { params: ReindexParams; result: ReindexResult };
   "memory/resolve": { params: ResolveParams; result: ResolveResult };
   "memory/review": { params: ReviewParams; result: ReviewResult };
@@ -562,14 +736,17 @@ export interface Notifications {
 }
 
 /** The server's vocabularies (from the params schemas). */
-export const FORGET_REASONS = ["decay","dedup","feedback_flagged","source_removed","superseded","ttl_expired","user_deleted"] as const;
+export const FORGET_REASONS = ["decay","dedup","feedback_flagged","source_changed","source_removed","superseded","ttl_expired","user_deleted"] as const;
 export const FEEDBACK_SIGNALS = ["helpful","outdated","unhelpful"] as const;
 export const STORE_TYPES = ["constraint","convention","decision","fact","lesson","note","preference"] as const;
 
 export const REQUEST_METHODS = [
   "memory/audit",
+  "memory/check",
   "memory/checkPair",
+  "memory/citations",
   "memory/conflicts",
+  "memory/context",
   "memory/deadLetters",
   "memory/doctor",
   "memory/feedback",
@@ -580,7 +757,9 @@ export const REQUEST_METHODS = [
   "memory/ingest",
   "memory/list",
   "memory/maintain",
+  "memory/promote",
   "memory/query",
+  "memory/reconfirm",
   "memory/reindex",
   "memory/resolve",
   "memory/review",

@@ -2,7 +2,8 @@
 
 A front like the others: it builds params Structs, calls the engine handle, prints the result.
 Errors are one line on stderr: exit 2 for bad input, 1 for anything else. The verbs live in
-`memories` (what acts on memories) and `admin` (what looks after the store); `common` holds
+`memories` (what acts on memories), `admin` (what looks after the store) and
+`agents` (the briefing, promote, hooks); `common` holds
 the app, its options and the helpers both use.
 """
 
@@ -12,7 +13,7 @@ import sys
 
 import typer
 
-from memls.cli import admin, memories  # noqa: F401 - registers the verbs on the app
+from memls.cli import admin, agents, memories  # noqa: F401 - registers the verbs on the app
 from memls.cli.common import FLAGS, app
 from memls.errors import InvalidInput, MemlsError
 

@@ -24,6 +24,7 @@ from memls.cli.common import (
     _params,
     _require_project,
     app,
+    folder_key,
 )
 from memls.daemon import open_engine
 from memls.errors import InvalidInput
@@ -251,8 +252,11 @@ def ingest(
 ) -> None:
     """Store many memories at once, all or none, and wait until they are indexed (a progress
     bar on a terminal). Each line is an object with the fields of `memory/store`: text, and
-    optionally type, validFrom, validUntil, sourceUri, sourceRange, force."""
+    optionally type, validFrom, validUntil, sourceUri, sourceRange, force, and citations
+    ([{"path": "src/a.py", "startLine": 10, "endLine": 20}], paths relative to the project
+    folder)."""
     _require_project(project)
+    project = folder_key(project)
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:
@@ -301,11 +305,22 @@ def serve(
     ),
     token: Optional[str] = typer.Option(None, "--token", hidden=True),
     force: bool = typer.Option(False, "--force", help="TCP: allow a non-loopback address."),
+    socket_only: bool = typer.Option(
+        False,
+        "--socket",
+        help="Own the store and serve only the owner socket, no LSP (the daemon the agents' "
+        "hooks start); exits at once when another process owns the store.",
+    ),
 ) -> None:
     """Run the memls daemon: the language server that owns the store (or joins its owner).
 
     The TCP daemon stops on SIGTERM or SIGINT; a client's `shutdown` and `exit` end only
     that client's connection."""
+    if socket_only:
+        if stdio or tcp:
+            raise InvalidInput("--socket serves no LSP: drop --stdio/--tcp", field="transport")
+        _serve_socket()
+        return
     import ipaddress
     import os
     import socket
@@ -344,6 +359,28 @@ def serve(
     token = _daemon_token(token_file, os.environ.get("MEMLS_TOKEN"))
     print(f"memls: serving LSP on {host}:{port_text}", file=sys.stderr)
     serve_tcp(host, int(port_text), token, data_dir)
+
+
+def _serve_socket() -> None:
+    """Own the data directory and serve its socket until SIGTERM or SIGINT."""
+    import signal
+    import threading
+
+    from memls.daemon import RemoteEngine, open_engine, socket_path
+
+    engine = open_engine(State.data_dir, front="daemon", serve=True, wait_seconds=0)
+    if isinstance(engine, RemoteEngine):
+        engine.close()
+        print(f"memls: {engine.directory} is served already; nothing to do", file=sys.stderr)
+        return
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    print(f"memls: serving {socket_path(engine.directory)}", file=sys.stderr)
+    try:
+        stop.wait()
+    finally:
+        engine.close()
 
 
 def _daemon_token(token_file: Path | None, env: str | None) -> str:

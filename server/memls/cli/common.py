@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -69,6 +70,14 @@ FLAGS = {
     "dataDir": "--data-dir",
     "token": "--token",
     "tokenFile": "--token-file",
+    "citations": "--cite",
+    "budget": "--budget",
+    "promptBudget": "--prompt-budget",
+    "session": "--session",
+    "prompt": "--prompt",
+    "paths": "--paths",
+    "to": "--to",
+    "agent": "AGENT",
 }
 
 ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
@@ -149,7 +158,42 @@ def _marks(m: protocol.Memory) -> str:
         marks.append(f"contradicts older {ref.id} ({ref.confidence:.2f}; {stands})")
     if m.superseded_by:
         marks.append("SUPERSEDED by " + ", ".join(m.superseded_by))
+    if m.stale:
+        marks.append("STALE: the code it cites changed")
+    for c in m.citations:
+        if c.state in ("changed", "missing"):
+            marks.append(f"{c.state}: {citation_text(c)}")
     return "".join(f"\n    ! {mark}" for mark in marks)
+
+
+def citation_text(c: protocol.Citation | protocol.CitationStatus) -> str:
+    where = f"{c.path}:{c.start_line}-{c.end_line}"
+    symbol = f" ({c.symbol})" if c.symbol else ""
+    return where + symbol
+
+
+_CITE = re.compile(r"^(?P<path>.+?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?)?$")
+
+
+def parse_cite(raw: str, index: int) -> dict[str, Any]:
+    """`PATH[:START[-END]]` as a wire citation (no range: the whole file)."""
+    match = _CITE.match(raw.strip())
+    if match is None or not match["path"]:
+        raise InvalidInput(f"{raw!r} is not PATH[:START[-END]]", field=f"citations[{index}]")
+    out: dict[str, Any] = {"path": match["path"]}
+    if match["start"]:
+        out["startLine"] = int(match["start"])
+        out["endLine"] = int(match["end"] or match["start"])
+    return out
+
+
+def folder_key(project: str | None) -> str | None:
+    """A project given as a folder (`.`, `../app`) is keyed by its resolved absolute path, as
+    the editor and the agents key it; any other key is left as it is."""
+    if project is None or not project.strip():
+        return project
+    path = Path(project).expanduser()
+    return str(path.resolve()) if path.is_dir() else project
 
 
 def _describe(m: protocol.Memory) -> str:

@@ -20,6 +20,9 @@ from memls.cli.common import (
     _line,
     _params,
     app,
+    citation_text,
+    folder_key,
+    parse_cite,
     review_app,
 )
 from memls.daemon import open_engine
@@ -36,6 +39,12 @@ def store(
     valid_until: Optional[str] = typer.Option(None, "--valid-until", help="ISO 8601."),
     source: Optional[str] = typer.Option(None, "--source", help="Source URI."),
     force: bool = typer.Option(False, "--force", help="Store content that was forgotten."),
+    cite: list[str] = typer.Option(
+        [],
+        "--cite",
+        help="Code the memory cites: PATH[:START[-END]] relative to the project folder "
+        "(repeatable; no range: the whole file).",
+    ),
     wait: bool = typer.Option(
         False, "--wait", help="Wait for the contradiction check and print what it found."
     ),
@@ -44,7 +53,8 @@ def store(
     """Store a memory (a duplicate returns the existing id)."""
     data = {
         "text": text,
-        "project": project,
+        "project": folder_key(project),
+        "citations": [parse_cite(raw, i) for i, raw in enumerate(cite)] or None,
         "type": type,
         "validFrom": valid_from,
         "validUntil": valid_until,
@@ -74,7 +84,63 @@ def store(
                 + "\n"
             )
             return
+    if r.memory.citations:
+        human += "\n" + "\n".join(
+            f"  cites {citation_text(c)}{' (inferred)' if c.inferred else ''}"
+            for c in r.memory.citations
+        )
     _emit(r, as_json, human)
+
+
+@app.command()
+def reconfirm(
+    id: str = typer.Argument(..., help="Memory id."),
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """The memory's citations take the cited code as it is now (after you checked that the
+    memory still holds)."""
+    r = _call("reconfirm", protocol.ReconfirmParams, {"id": id, "project": folder_key(project)})
+    _emit(r, as_json, f"re-confirmed {r.memory.id}: its citations are fresh again")
+
+
+@app.command()
+def check(
+    project: Optional[str] = ProjectOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Check every citation of the project against its folder now: fresh, moved, changed or
+    missing (what the daemon does when a cited file changes)."""
+    r = _call("check_citations", protocol.CheckParams, {"project": folder_key(project)})
+    if as_json:
+        sys.stdout.write(
+            protocol.encode_json(
+                {
+                    "project": r.project,
+                    "citations": [
+                        {
+                            "memory": c.memory,
+                            "path": c.path,
+                            "startLine": c.start_line,
+                            "endLine": c.end_line,
+                            "state": c.state,
+                            **({"symbol": c.symbol} if c.symbol else {}),
+                            **({"diff": c.diff} if c.diff else {}),
+                        }
+                        for c in r.citations
+                    ],
+                    "changed": r.changed,
+                }
+            ).decode()
+            + "\n"
+        )
+        return
+    counts: dict[str, int] = {}
+    for c in r.citations:
+        counts[c.state] = counts.get(c.state, 0) + 1
+    lines = [f"{c.memory}  {c.state:<8} {citation_text(c)}" for c in r.citations]
+    summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no citations"
+    print("\n".join([*lines, f"{len(r.citations)} citations in {r.project!r}: {summary}"]))
 
 
 @app.command()
@@ -280,6 +346,10 @@ def _review(
     )
     if action == "list":
         human = "\n".join(_line(m) for m in r.memories) or f"(no {state or 'flagged'} memories)"
+        if r.cited_code_changed:
+            human += "\n\nCited code changed (re-confirm with `memls reconfirm ID`, or forget "
+            human += "with --reason source_changed):\n"
+            human += "\n".join(_line(m) for m in r.cited_code_changed)
     else:
         t = r.transition
         human = f"{t.memory_id}: {t.from_trust} -> {t.to_trust}"

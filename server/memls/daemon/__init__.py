@@ -9,7 +9,8 @@ RemoteEngine.
 
 from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
 from memls.daemon.handle import LocalEngine, open_engine, reconnect
-from memls.daemon.owner import SOCKET_NAME, OwnerServer, socket_path
+from memls.daemon.owner import OwnerServer
+from memls.daemon.sockets import SOCKET_NAME, socket_path
 
 __all__ = [
     "SOCKET_NAME",

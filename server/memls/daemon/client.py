@@ -28,8 +28,8 @@ from typing import Any
 
 import msgspec
 
-from memls import __version__, protocol
-from memls.daemon.owner import socket_path, unix_address
+from memls import __version__, limits, protocol
+from memls.daemon.sockets import socket_path, unix_address
 from memls.errors import InvalidInput, MemlsError, NotFound, Refused, StoreError
 
 log = logging.getLogger("memls.daemon")
@@ -187,6 +187,15 @@ class RemoteEngine:
             request_id = next(self._ids)
             self._pending[request_id] = slot
         line = msgspec.json.encode({"id": request_id, "method": method, "params": params})
+        limit = limits.current().max_frame_bytes
+        if len(line) > limit:  # the owner would refuse it and close: say so, keep the connection
+            with self._lock:
+                self._pending.pop(request_id, None)
+            raise limits.LimitExceeded(
+                f"{method}: a request of {len(line)} bytes is over the limit max_frame_bytes = "
+                f"{limit} bytes of the owner socket; it was not sent",
+                limit="max_frame_bytes",
+            )
         try:
             with self._send_lock:
                 self._sock.sendall(line + b"\n")

@@ -32,8 +32,10 @@ from typing import Any, Protocol, cast
 
 from memls import protocol
 from memls.config import data_dir, ensure_private_dir
+from memls.daemon.citewatch import CitationWatcher
 from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
-from memls.daemon.owner import OwnerServer, remove_stale_socket, socket_path
+from memls.daemon.owner import OwnerServer
+from memls.daemon.sockets import remove_stale_socket, socket_path
 from memls.engine import Engine
 from memls.errors import StoreError
 from memls.index import integrity
@@ -89,6 +91,11 @@ class EngineHandle(Protocol):
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult: ...
     def health(self, params: protocol.HealthParams) -> protocol.HealthResult: ...
     def ingest(self, params: protocol.IngestParams) -> protocol.IngestResult: ...
+    def check_citations(self, params: protocol.CheckParams) -> protocol.CheckResult: ...
+    def citations(self, params: protocol.CitationsParams) -> protocol.CitationsResult: ...
+    def reconfirm(self, params: protocol.ReconfirmParams) -> protocol.ReconfirmResult: ...
+    def context(self, params: protocol.ContextParams) -> protocol.ContextResult: ...
+    def promote(self, params: protocol.PromoteParams) -> protocol.PromoteResult: ...
 
 
 RETRY_SLEEP = 0.05
@@ -102,6 +109,7 @@ class LocalEngine(Engine):
     """
 
     server: OwnerServer | None = None
+    watcher: CitationWatcher | None = None
     open_args: dict[str, Any] = {}
     subscribed_projects: frozenset[str] | None = None
 
@@ -116,7 +124,17 @@ class LocalEngine(Engine):
             self.server = OwnerServer(self, self.directory).start()
         return self.server
 
+    def watch_citations(self) -> CitationWatcher:
+        """Start the watcher of cited code (idempotent): the owner's, whatever the front."""
+        if self.watcher is None:
+            self.watcher = CitationWatcher(self)
+            self.watcher.start()
+        return self.watcher
+
     def close(self, flush_timeout: float = 60.0) -> None:
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            watcher.stop()
         server, self.server = self.server, None
         if server is not None:
             server.stop()
@@ -192,6 +210,7 @@ def open_engine(
             try:
                 if serve:
                     local.serve()
+                    local.watch_citations()  # catches up, then follows saves of cited files
                     local.warm()  # a long-lived owner: the first query should not wait
                     local.adopt(integrity.check_in_background(local))  # Chroma deleted or broken?
                 else:

@@ -11,9 +11,12 @@ from pathlib import Path
 
 from memls.config import Settings
 from memls.engine.admin import Admin
+from memls.engine.briefing import Briefing
 from memls.engine.cache import QueryCache
+from memls.engine.citations import Citations
 from memls.engine.conflicts import Conflicts
 from memls.engine.notes import Notes
+from memls.engine.promote import Promote
 from memls.engine.reads import Reads
 from memls.engine.review import Review
 from memls.engine.shared import Announcer, Clock, Indexing, Units, degraded
@@ -22,7 +25,9 @@ from memls.engine.writes import Writes
 from memls.index.chroma import VectorIndex
 from memls.index.outbox import Indexer
 from memls.models import ModelRuntime
+from memls.models.tokens import TokenCounter
 from memls.retrieval.pipeline import RetrievalConfig
+from memls.store.citations import cited_projects
 from memls.store.unit import Store
 
 
@@ -37,9 +42,12 @@ class UseCases:
     notes: Notes
     reads: Reads
     review: Review
+    citations: Citations
     conflicts: Conflicts
     admin: Admin
     transfers: Transfers
+    briefing: Briefing
+    promote: Promote
 
 
 def compose(
@@ -69,6 +77,13 @@ def compose(
     status = functools.partial(degraded, models, indexer)
 
     writes = Writes(units, clock, indexing, announcer)
+    citations = Citations(
+        units.write,
+        units.read,
+        clock,
+        announcer.changed,
+        projects=functools.partial(cited_projects, storage.db),
+    )
     reads = Reads(
         units,
         storage,
@@ -92,20 +107,29 @@ def compose(
         supersede=writes.supersede,
     )
     indexer.after_index = conflicts.after_index  # the write-time contradiction check
+    notes = Notes(
+        units,
+        clock,
+        indexing,
+        announcer,
+        (settings.instruction_globs, settings.record_globs),
+    )
     return UseCases(
         units=units,
         announcer=announcer,
         indexing=indexing,
         writes=writes,
-        notes=Notes(
+        notes=notes,
+        reads=reads,
+        review=Review(
             units,
             clock,
             indexing,
             announcer,
-            (settings.instruction_globs, settings.record_globs),
+            list_memories=reads.list,
+            cited_code_changed=citations.cited_code_changed,
         ),
-        reads=reads,
-        review=Review(units, clock, indexing, announcer, list_memories=reads.list),
+        citations=citations,
         conflicts=conflicts,
         admin=Admin(
             units,
@@ -127,5 +151,20 @@ def compose(
             announcer,
             vectors=index is not None,
             store=writes.store,
+        ),
+        briefing=Briefing(
+            list_memories=reads.list,
+            query=reads.query,
+            sessions=storage.briefing_sessions,
+            given=storage.briefing_given,
+            counter=TokenCounter(settings.embedder_dir),
+            clock=clock,
+        ),
+        promote=Promote(
+            write=units.write,
+            get=reads.get,
+            sync_note=notes.sync_note,
+            changed=announcer.changed,
+            clock=clock,
         ),
     )

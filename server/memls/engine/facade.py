@@ -11,6 +11,8 @@ opens the parts it owns, `compose` builds the use cases from them, and `Engine` 
     conflicts.py  Conflicts  detection after indexing, conflicts, resolve, check_pair
     admin.py      Admin      health, doctor, reindex, maintain, dead_letters
     transfers.py  Transfers  ingest, export, import_
+    briefing.py   Briefing   context
+    promote.py    Promote    promote
     shared.py     what they share: the units of work as the acting front, the listeners, the
                   indexing (indexer + worker), the input checks
     compose.py    which use case gets which part
@@ -285,11 +287,37 @@ class Engine:
     def forget(self, params: protocol.ForgetParams) -> protocol.ForgetResult:
         return self._cases.writes.forget(params)
 
+    def check_citations(self, params: protocol.CheckParams) -> protocol.CheckResult:
+        return self._cases.citations.check(params)
+
+    def citations(self, params: protocol.CitationsParams) -> protocol.CitationsResult:
+        return self._cases.citations.citations(params)
+
+    def reconfirm(self, params: protocol.ReconfirmParams) -> protocol.ReconfirmResult:
+        return self._cases.citations.reconfirm(params)
+
+    def recheck_citations(
+        self, project: str, paths: Iterable[str] | None = None
+    ) -> protocol.CheckResult:
+        """The owner's watcher: check the citations at `paths` (all, when None) now."""
+        return self._cases.citations.recheck(project, paths)
+
+    def cited(self) -> dict[str, list[str]]:
+        """Project -> the paths its citations stand at, for every project with citations."""
+        cases = self._cases.citations
+        return {project: cases.cited_paths(project) for project in cases.projects()}
+
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         return self._cases.notes.sync_note(params)
 
     def get(self, params: protocol.GetParams) -> protocol.Memory:
         return self._cases.reads.get(params)
+
+    def context(self, params: protocol.ContextParams) -> protocol.ContextResult:
+        return self._cases.briefing.context(params)
+
+    def promote(self, params: protocol.PromoteParams) -> protocol.PromoteResult:
+        return self._cases.promote.promote(params)
 
     def list(self, params: protocol.ListParams) -> protocol.ListResult:
         return self._cases.reads.list(params)

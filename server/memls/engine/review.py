@@ -24,7 +24,7 @@ Cause = Literal["approve", "reject", "restore", "feedback"]
 
 class Review:
     """feedback and review; the review queue is listed through `list_memories` (the reads'
-    `list`)."""
+    `list`), its "Cited code changed" group through `cited_code_changed` (the citations')."""
 
     def __init__(
         self,
@@ -34,12 +34,14 @@ class Review:
         announcer: Announcer,
         *,
         list_memories: Callable[[protocol.ListParams], protocol.ListResult],
+        cited_code_changed: Callable[[str], list[protocol.Memory]] = lambda project: [],
     ) -> None:
         self.units = units
         self.clock = clock
         self.indexing = indexing
         self.announcer = announcer
         self.list_memories = list_memories
+        self.cited_code_changed = cited_code_changed
 
     def _transition(
         self, tx: Tx, memory_id: str, old: str, new: str, cause: str, note: str | None, at: str
@@ -91,7 +93,12 @@ class Review:
             listed = self.list_memories(
                 protocol.ListParams(project=project, trust=params.state, limit=1000)
             )
-            return protocol.ReviewResult(project=project, action="list", memories=listed.memories)
+            return protocol.ReviewResult(
+                project=project,
+                action="list",
+                memories=listed.memories,
+                cited_code_changed=self.cited_code_changed(project),
+            )
         note = checked_text(params.note, "note", required=False)
         now = self.clock()
         with self.units.write(project) as tx:

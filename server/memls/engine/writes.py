@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memls import protocol, textnorm, timeutil
+from memls.engine import cite
 from memls.engine.shared import (
     Announcer,
     Clock,
@@ -48,6 +49,13 @@ class Writes:
         if valid_until is not None and valid_until < valid_from:
             raise InvalidInput("must not be before validFrom", field="validUntil")
         canonical = textnorm.canonical_hash(text)
+        cited = cite.prepare(
+            project,
+            params.citations,
+            text=text,
+            infer=params.infer_citations,
+            source_uri=params.source_uri,
+        )
         with self.units.write(project) as tx:
             if params.derived_from:
                 require(tx, params.derived_from, "derivedFrom")
@@ -81,6 +89,8 @@ class Writes:
                 derived_from=params.derived_from,
                 canonical=canonical,
             )
+            if cited:
+                tx.citations.add(memory_id, cited, now)
             memory = fetch_memory(tx, memory_id)
         self.indexing.kick()
         self.announcer.changed(project, "store", [memory_id])

@@ -102,11 +102,11 @@ class Requests(ServerBase):
         if not isinstance(raw, dict):
             raise InvalidInput("params must be an object", field=None)
         data = dict(raw)
-        if name == "memory/syncNote":  # its uri is the note itself
+        if name in ("memory/syncNote", "memory/citations"):  # its uri is the document itself
             uri = data.get("uri")
             folder = self.projects.containing(uri) if isinstance(uri, str) else None
             if folder is None:
-                raise InvalidInput("the note is outside the workspace folders", field="uri")
+                raise InvalidInput("the document is outside the workspace folders", field="uri")
             data["project"] = folder.project
             return data
         uri = data.pop("uri", None)  # names the document, for the project only

@@ -7,12 +7,17 @@ replaces the reader loop for stdio and for each TCP connection:
 
 - Headers: at most `limits.MAX_HEADER_BYTES`; `Content-Length` required, digits only.
 - A frame over `max_frame_bytes` (or `PREAUTH_FRAME_BYTES` for a TCP client that has not
-  initialized with the token) is answered `-32600` naming the limit, and its body is skipped
-  in small chunks (never allocated) - or, for a TCP client without the token, the connection
-  is closed at once.
-- A body is decoded with msgspec: bad JSON or UTF-8, lone surrogates, nesting deeper than
-  `MAX_NESTING`: `-32700`. A batch (array), a non-object, `jsonrpc` other than "2.0", a
-  `method` that is not a string, an `id` that is not an integer or a string: `-32600`.
+  initialized with the token), or a header block over `MAX_HEADER_BYTES`, is answered
+  (id null, naming the limit) and the connection is closed without reading it: the stream
+  cannot be trusted after a frame that was not read (a claim of 10^11 bytes would otherwise
+  be waited for). On stdio the server says so on stderr and exits with status 1 (the LSP
+  rule for an exit without `shutdown`), so the editor starts it again.
+- A body is decoded by `limits.decode_json`: bad JSON or UTF-8, nesting deeper than
+  `MAX_NESTING`: `-32700`, id null. Text that is JSON but not valid Unicode (a lone
+  surrogate escape) keeps its envelope: a request is answered with its id, `-32602` naming
+  the field in params (`-32600` elsewhere). A batch (array), a non-object, `jsonrpc` other
+  than "2.0", a `method` that is not a string, an `id` that is not an integer or a string:
+  `-32600`.
 - A TCP client that has not initialized with the token gets `-32002` for every request but
   `initialize`, and its notifications (`exit` included) are dropped.
 - Unknown request methods (also LSP methods memls does not implement): `-32601`. A second
@@ -31,13 +36,13 @@ import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-import msgspec
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from memls import limits
+from memls.lsp.sources import FileSource, StreamSource
 
 log = logging.getLogger("memls.lsp.transport")
 
@@ -47,7 +52,6 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 NOT_INITIALIZED = -32002
-SKIP_CHUNK = 64 * 1024
 INTERNAL_MESSAGE = "internal error in memls (details are in the server's log)"
 
 
@@ -81,77 +85,6 @@ class GuardedProtocol(LanguageServerProtocol):
         return (yield from super().lsp_exit(*args))
 
 
-# ---------------------------------------------------------------- sources
-
-
-class StreamSource:
-    """An asyncio.StreamReader (a TCP connection)."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self.reader = reader
-
-    async def readline(self, limit: int) -> bytes:
-        try:
-            return await self.reader.readuntil(b"\n")
-        except asyncio.IncompleteReadError as exc:
-            return exc.partial
-        except asyncio.LimitOverrunError:
-            return await self.reader.read(limit)  # a line too long: no newline at the end
-
-    async def read(self, n: int) -> bytes:
-        try:
-            return await self.reader.readexactly(n)
-        except asyncio.IncompleteReadError as exc:
-            return exc.partial
-
-    async def skip(self, n: int) -> bool:
-        while n > 0:
-            chunk = await self.reader.read(min(n, SKIP_CHUNK))
-            if not chunk:
-                return False
-            n -= len(chunk)
-        return True
-
-
-class FileSource:
-    """A blocking binary file (stdin), read on an executor thread."""
-
-    def __init__(self, stream: BinaryIO, executor=None) -> None:
-        self.stream = stream
-        self.executor = executor
-
-    async def _call(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
-
-    async def readline(self, limit: int) -> bytes:
-        return await self._call(self.stream.readline, limit)
-
-    async def read(self, n: int) -> bytes:
-        def exactly() -> bytes:
-            parts, left = [], n
-            while left > 0:
-                chunk = self.stream.read(left)
-                if not chunk:
-                    break
-                parts.append(chunk)
-                left -= len(chunk)
-            return b"".join(parts)
-
-        return await self._call(exactly)
-
-    async def skip(self, n: int) -> bool:
-        def skip() -> bool:
-            left = n
-            while left > 0:
-                chunk = self.stream.read(min(left, SKIP_CHUNK))
-                if not chunk:
-                    return False
-                left -= len(chunk)
-            return True
-
-        return await self._call(skip)
-
-
 # ---------------------------------------------------------------- the loop
 
 
@@ -176,6 +109,7 @@ class Connection:
         self.close_unauthenticated = close_unauthenticated
         self.initialized = False  # an `initialize` was handed on
         self.initialized_once = False  # the `initialized` notification was handed on
+        self.refused: str | None = None  # why the connection was closed on a frame
 
     # -------------------------------------------------------- answers
 
@@ -192,6 +126,8 @@ class Connection:
             try:
                 length = await self.read_header()
             except Closed:
+                if self.refused is not None:
+                    await self.source.linger()
                 return
             if length is None:
                 continue
@@ -203,10 +139,9 @@ class Connection:
             )
             if length > limit:
                 exc = limits.frame_too_large(length, limit, name)
-                self.error(None, INVALID_REQUEST, exc.message, {"limit": name, "max": limit})
-                if gated or not await self.source.skip(length):
-                    return  # no token: nothing more is read from this client
-                continue
+                self.refuse(INVALID_REQUEST, exc.message, {"limit": name, "max": limit})
+                await self.source.linger()
+                return
             body = await self.source.read(length)
             if len(body) < length:
                 return
@@ -215,9 +150,15 @@ class Connection:
             except Exception:
                 log.exception("memls: could not handle a message")
 
+    def refuse(self, code: int, message: str, data: dict[str, Any]) -> None:
+        """A frame over a limit: answered, not read; the connection ends (see the module)."""
+        self.error(None, code, message, data)
+        self.refused = message
+        log.error("memls: closing the connection: %s", message)
+
     async def read_header(self) -> int | None:
         """The next frame's Content-Length; None when the header block was unusable (it has
-        been answered); Closed at the end of the input."""
+        been answered); Closed at the end of the input or after a refused header block."""
         seen = 0
         length: int | None = None
         bad: str | None = None
@@ -228,16 +169,13 @@ class Connection:
                 raise Closed
             seen += len(line)
             if seen > limits.MAX_HEADER_BYTES:
-                self.error(
-                    None,
+                self.refuse(
                     PARSE_ERROR,
-                    f"frame headers over {limits.MAX_HEADER_BYTES} bytes (MAX_HEADER_BYTES)",
-                    {"limit": "MAX_HEADER_BYTES"},
+                    f"frame headers over {limits.MAX_HEADER_BYTES} bytes (MAX_HEADER_BYTES); "
+                    "they were not read",
+                    {"limit": "MAX_HEADER_BYTES", "max": limits.MAX_HEADER_BYTES},
                 )
-                if self.close_unauthenticated and not self.authenticated():
-                    raise Closed
-                await self._skip_line(line)
-                return None
+                raise Closed
             text = line.strip()
             if not text:
                 if lines == 0:
@@ -261,30 +199,13 @@ class Connection:
             return None
         return length
 
-    async def _skip_line(self, line: bytes) -> None:
-        while line and not line.endswith(b"\n"):
-            line = await self.source.readline(SKIP_CHUNK)
-
     # -------------------------------------------------------- messages
 
     def dispatch(self, body: bytes) -> None:
         try:
-            message = msgspec.json.decode(body)
-        except msgspec.DecodeError as exc:
-            self.error(None, PARSE_ERROR, f"not valid JSON: {exc}")
-            return
-        except RecursionError:
-            message = None
-            nested = True
-        else:
-            nested = limits.nesting_depth_over(message)
-        if nested:
-            self.error(
-                None,
-                PARSE_ERROR,
-                f"nested deeper than {limits.MAX_NESTING} levels (MAX_NESTING)",
-                {"limit": "MAX_NESTING"},
-            )
+            message, not_unicode = limits.decode_json(body)
+        except limits.NotJson as exc:
+            self.error(None, PARSE_ERROR, exc.message, {"limit": exc.limit} if exc.limit else None)
             return
         if isinstance(message, list):
             self.error(
@@ -300,6 +221,9 @@ class Connection:
         msg_id = message.get("id")
         if has_id and (isinstance(msg_id, bool) or not isinstance(msg_id, (int, str, type(None)))):
             self.error(None, INVALID_REQUEST, "id must be an integer or a string")
+            return
+        if isinstance(msg_id, str) and limits.has_surrogate(msg_id):
+            self.error(None, INVALID_REQUEST, limits.not_unicode("id"))
             return
         if isinstance(msg_id, int) and not -(2**53) <= msg_id <= 2**53:
             self.error(None, INVALID_REQUEST, "id is out of range")
@@ -335,6 +259,27 @@ class Connection:
                     "the server is shutting down (shutdown was received): only exit is accepted",
                 )
             return
+        if method != types.CANCEL_REQUEST and not self.known(method):
+            if request:
+                self.error(
+                    msg_id, METHOD_NOT_FOUND, f"method not found: {limits.printable(method)}"
+                )
+            return  # unknown notifications are ignored (LSP: $/ ones may be)
+        if not_unicode is not None:  # valid JSON, not valid Unicode: never handed on
+            if request:
+                self.not_unicode(msg_id, not_unicode)
+            return
+        if method == types.WORKSPACE_EXECUTE_COMMAND and request:
+            params = message.get("params")
+            arguments = params.get("arguments") if isinstance(params, dict) else None
+            if arguments is not None and not isinstance(arguments, list):
+                self.error(
+                    msg_id,
+                    INVALID_PARAMS,
+                    "params.arguments: must be an array",
+                    {"field": "arguments"},
+                )
+                return
         if method == types.INITIALIZE:
             if not request:
                 return
@@ -347,10 +292,6 @@ class Connection:
                     self.error(msg_id, INVALID_REQUEST, "initialized is a notification")
                 return  # a second `initialized` would start the watchers again
             self.initialized_once = True
-        if method != types.CANCEL_REQUEST and not self.known(method):
-            if request:
-                self.error(msg_id, METHOD_NOT_FOUND, f"method not found: {method[:200]}")
-            return  # unknown notifications are ignored (LSP: $/ ones may be)
         try:
             structured = proto.structure_message(message)
         except JsonRpcException as exc:
@@ -364,14 +305,21 @@ class Connection:
             self.initialized = True
         proto.handle_message(structured)
 
+    def not_unicode(self, msg_id: Any, path: str) -> None:
+        if path == "params" or path.startswith(("params.", "params[")):
+            field = path.removeprefix("params").lstrip(".")
+            self.error(
+                msg_id, INVALID_PARAMS, limits.not_unicode(field or "params"), {"field": field}
+            )
+        else:
+            self.error(msg_id, INVALID_REQUEST, limits.not_unicode(path))
+
     def known(self, method: str) -> bool:
         fm = self.protocol.fm
         return method in fm.builtin_features or method in fm.features
 
     def response(self, message: dict) -> None:
         """A client's reply to one of our requests."""
-        if not self.authenticated():
-            return
         if "result" not in message and "error" not in message:
             if message.get("id") is not None:
                 self.error(
@@ -380,6 +328,8 @@ class Connection:
                     "a message needs a method (request, "
                     "notification) or a result or error (response)",
                 )
+            return
+        if not self.authenticated():
             return
         try:
             self.protocol.handle_message(self.protocol.structure_message(message))
@@ -416,14 +366,18 @@ def run_stdio(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = N
     server._stop_event = stop = threading.Event()
     server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
     source = FileSource(stdin or sys.stdin.buffer, server.thread_pool)
+    connection = Connection(source, server.protocol)
     try:
-        asyncio.run(Connection(source, server.protocol).run(stop.is_set))
+        asyncio.run(connection.run(stop.is_set))
     except BrokenPipeError:
         log.error("memls: the client's pipe is gone; shutting down")
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
         server.shutdown()
+    if connection.refused is not None:
+        log.error("memls: exiting: the client must start the server again")
+        raise SystemExit(1)
 
 
 async def run_connection(server, reader: asyncio.StreamReader, gated: bool) -> None:

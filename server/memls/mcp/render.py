@@ -68,11 +68,26 @@ def head(m: protocol.Memory, project: str | None = None) -> str:
         parts.append("supersedes " + ", ".join(m.supersedes))
     if m.superseded_by:
         parts.append("superseded by " + ", ".join(m.superseded_by))
+    if m.stale:
+        parts.append("STALE (the code it cites changed: verify before relying on it)")
     return " · ".join(parts)
 
 
+def cited(m: protocol.Memory, indent: str = "  ") -> list[str]:
+    """One line per citation: where it stands, its state, and what changed (capped)."""
+    lines = []
+    for c in m.citations:
+        where = f"{c.path}:{c.start_line}-{c.end_line}" + (f" ({c.symbol})" if c.symbol else "")
+        was = f", was {c.cited_path}" if c.cited_path else ""
+        lines.append(f"{indent}cites {where}: {c.state}{was}")
+        if c.diff:
+            lines.extend(f"{indent}  {line}" for line in c.diff.splitlines())
+    return lines
+
+
 def memory(m: protocol.Memory, project: str | None = None, indent: str = "") -> str:
-    return f"{indent}{head(m, project)}\n{' ' * len(indent)}  text: {quote(m.content)}"
+    text = f"{indent}{head(m, project)}\n{' ' * len(indent)}  text: {quote(m.content)}"
+    return "\n".join([text, *cited(m, " " * len(indent) + "  ")])
 
 
 def recall(result, project: str) -> str:
@@ -82,6 +97,7 @@ def recall(result, project: str) -> str:
     for n, hit in enumerate(result.results, start=1):
         lines.append(f"[{n}] {head(hit, project)} · score {hit.score:.3f}")
         lines.append(f"  text: {quote(hit.content)}")
+        lines.extend(cited(hit))
         for c in hit.contradictions:
             side = "newer" if c.newer == "other" else "older"
             where = source(c, project)
@@ -149,6 +165,12 @@ def review(r: protocol.ReviewResult) -> str:
     if r.action == "list":
         lines = [DATA_NOTICE, f"project: {r.project}; {len(r.memories)} memorie(s) in review"]
         lines += [memory(m, r.project, indent="- ") for m in r.memories]
+        if r.cited_code_changed:
+            lines.append(
+                f"{len(r.cited_code_changed)} memorie(s) whose cited code changed (a person "
+                "re-confirms, edits or forgets them with reason source_changed):"
+            )
+            lines += [memory(m, r.project, indent="- ") for m in r.cited_code_changed]
         return "\n".join(lines)
     t = r.transition
     moved = f"{t.from_trust} -> {t.to_trust}" if t is not None else "unchanged"
@@ -213,3 +235,19 @@ def conventions(project: str, memories: list[protocol.Memory]) -> str:
     if not memories:
         lines.append("(none recorded)")
     return "\n".join(lines) + "\n"
+
+
+def no_briefing(project: str) -> str:
+    return f"{DATA_NOTICE}\nproject: {project}: no standing decision, convention or constraint yet."
+
+
+def promoted(r: protocol.PromoteResult) -> str:
+    span = protocol.SourceRange.parse(r.source_range)
+    line = f":{span.start_line + 1}" if span is not None else ""
+    if r.already:
+        return f"{r.id} is already a list item of {r.path}{line}; nothing was written."
+    made = "created the note" if r.created else "added it to"
+    return (
+        f"Promoted {r.id}: {made} {r.path}{line} as a list item. Commit the note to share it "
+        "with the team; the memory is now that note's unit."
+    )

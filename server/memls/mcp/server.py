@@ -17,28 +17,22 @@ structured output is the result Struct as msgspec encodes it.
 
 from __future__ import annotations
 
-import asyncio
-import io
 import logging
-import os
 import signal
 import sys
 import time
 from typing import Any
-from urllib.parse import quote as url_quote
-from urllib.parse import unquote
 
 import anyio
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.shared.exceptions import McpError
-from pydantic import AnyUrl
 
 from mcp import types
 from memls import __version__, protocol
+from memls.config import apply_limits
 from memls.errors import InvalidInput, MemlsError
+from memls.mcp import documents
 from memls.mcp import project as scope
-from memls.mcp import render, work
 from memls.mcp.tools import BY_NAME, TOOLS, Tool
 from memls.scope import folder_path
 
@@ -47,10 +41,7 @@ log = logging.getLogger("memls.mcp")
 READS = {"query", "list", "conflicts", "forgotten", "stats"}
 ENGINE_MS = "memls/engineMs"  # _meta of a tool result: the engine's share of the call (ms)
 ROOTS_TIMEOUT = 10.0
-MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message per line
 SWITCH_INTERVAL = 0.0005  # s; see serve_stdio
-RESOURCE_SCHEME = "memls://"
-RESOURCE_NAME = "conventions"
 
 INSTRUCTIONS = (
     "memls is this project's memory: decisions, conventions, preferences, lessons and the "
@@ -246,53 +237,18 @@ class McpFront:
             _meta={ENGINE_MS: round(engine_ms, 3)},
         )
 
-    # ------------------------------------------------------------ resources
+    # ------------------------------------------------------------ resources, prompts
 
-    @staticmethod
-    def resource_uri(project: str) -> str:
-        return f"{RESOURCE_SCHEME}{url_quote(project, safe='/')}/{RESOURCE_NAME}"
+    describe = staticmethod(_describe)
 
     async def list_resources(self, session: Any) -> list[types.Resource]:
         try:
-            projects = await self.allowed(session)
+            return documents.resources(await self.allowed(session))
         except MemlsError:
             return []
-        return [
-            types.Resource(
-                uri=AnyUrl(self.resource_uri(p)),
-                name=f"conventions of {p}",
-                title="Project decisions and conventions",
-                description="The project's active decisions and conventions, as recalled project "
-                "memory with provenance and trust (data, not instructions).",
-                mimeType="text/markdown",
-            )
-            for p in projects
-        ]
 
     async def read_resource(self, session: Any, uri: str) -> list[ReadResourceContents]:
-        suffix = "/" + RESOURCE_NAME
-        if not uri.startswith(RESOURCE_SCHEME) or not uri.endswith(suffix):
-            raise McpError(
-                types.ErrorData(
-                    code=types.INVALID_PARAMS,
-                    message=(
-                        f"unknown resource {uri}; memls serves {RESOURCE_SCHEME}<project>{suffix}"
-                    ),
-                )
-            )
-        named = unquote(uri[len(RESOURCE_SCHEME) : -len(suffix)])
-        try:
-            project = await self.project(session, named)
-            found = await self.run(session, lambda e: work.conventions(e, project), read=True)
-        except MemlsError as exc:
-            raise McpError(
-                types.ErrorData(code=types.INVALID_PARAMS, message=_describe(exc))
-            ) from None
-        return [
-            ReadResourceContents(
-                content=render.conventions(project, found), mime_type="text/markdown"
-            )
-        ]
+        return await documents.read(self, session, uri)
 
     # ------------------------------------------------------------ the SDK server
 
@@ -319,16 +275,16 @@ class McpFront:
 
         @server.list_resource_templates()
         async def list_resource_templates() -> list[types.ResourceTemplate]:
-            return [
-                types.ResourceTemplate(
-                    uriTemplate=RESOURCE_SCHEME + "{project}/" + RESOURCE_NAME,
-                    name="conventions",
-                    title="Project decisions and conventions",
-                    description="The active decisions and conventions of a project (its root "
-                    "folder's absolute path).",
-                    mimeType="text/markdown",
-                )
-            ]
+            return documents.templates()
+
+        @server.list_prompts()
+        async def list_prompts() -> list[types.Prompt]:
+            front.start_opening(session())
+            return [documents.PROMPT]
+
+        @server.get_prompt()
+        async def get_prompt(name: str, arguments: dict[str, str] | None) -> Any:
+            return await documents.get_prompt(front, session(), name, arguments)
 
         @server.read_resource()
         async def read_resource(uri: Any) -> list[ReadResourceContents]:
@@ -345,70 +301,14 @@ class McpFront:
         return self.server.create_initialization_options(notification_options=NotificationOptions())
 
 
-class _PipeLines:
-    """stdin as `async for line`, read on the event loop."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self.reader = reader
-
-    def __aiter__(self) -> _PipeLines:
-        return self
-
-    async def __anext__(self) -> str:
-        line = await self.reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
-
-
-class _PipeOut:
-    """The protocol's stdout, written on the event loop."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self.writer = writer
-
-    async def write(self, text: str) -> None:
-        self.writer.write(text.encode("utf-8"))
-
-    async def flush(self) -> None:
-        await self.writer.drain()
-
-
-async def _streams() -> tuple[Any, Any]:
-    """stdin and a private duplicate of stdout for the protocol; file descriptor 1 then points
-    at stderr, so nothing printed by a library (Python or C) can corrupt the MCP stream.
-
-    Pipes are read and written on the event loop itself. The SDK's default hands every line
-    read, every write and every flush to a worker thread, and each hop between threads can
-    wait out the GIL's switch interval while the indexer thread embeds the last write: most
-    of a light call's time. Anything that is not a pipe (a file, a terminal) gets the SDK's
-    thread-backed files."""
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    sys.stdout = sys.stderr
-    loop = asyncio.get_running_loop()
-    try:
-        reader = asyncio.StreamReader(limit=MAX_LINE)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        transport, flow = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out)
-        writer = asyncio.StreamWriter(transport, flow, None, loop)
-        return _PipeLines(reader), _PipeOut(writer)
-    except (OSError, ValueError):
-        stdin = anyio.wrap_file(
-            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-        )
-        stdout = anyio.wrap_file(io.TextIOWrapper(out, encoding="utf-8", write_through=True))
-        return stdin, stdout
-
-
-async def _main(data_dir: str | None, pinned: str | None) -> None:
-    from mcp.server.stdio import stdio_server
+async def _main(data_dir: str | None, pinned: str | None, transport: list) -> None:
+    from memls.mcp import stdio
 
     front = McpFront(data_dir, pinned)
-    stdin, stdout = await _streams()
+    checked = stdio.Transport(*await stdio.streams())
+    transport.append(checked)
     try:
-        async with stdio_server(stdin=stdin, stdout=stdout) as (read, write):
+        async with checked.open() as (read, write):
             async with anyio.create_task_group() as tg:
                 front.tg = tg
 
@@ -440,7 +340,11 @@ def serve_stdio(data_dir: str | None = None, project: str | None = None) -> None
         stream=sys.stderr,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
+    apply_limits(data_dir)  # the LSP front's frame limit, from the same config.toml
+    transport: list = []
     try:
-        anyio.run(_main, data_dir, pinned)
+        anyio.run(_main, data_dir, pinned, transport)
     except KeyboardInterrupt:
         pass
+    if transport and transport[0].refused is not None:
+        raise SystemExit(1)  # a line over the limit: the client starts the server again

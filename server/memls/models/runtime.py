@@ -57,9 +57,9 @@ class ModelRuntime:
         embed_batch_size: int = 4,  # 4/4 vs 8/8: the same rate, peak RSS -34 MB
         pooling: Pooling = "cls",
         rerank_max_length: int = 128,
-        rerank_batch_size: int = 4,  # vs 8: 10 LoCoMo pairs 131 vs 173 ms (rerank_cost.py)
+        rerank_batch_size: int = 4,  # vs 8: 10 LoCoMo pairs 131 vs 173 ms
         late_max_length: int = 180,
-        late_batch_size: int = 4,  # (benchmarks/results/encode-batch.txt)
+        late_batch_size: int = 4,  # the rate of 8, peak RSS -34 MB (docs/benchmarks.md)
         cache_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:

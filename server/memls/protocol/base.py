@@ -22,6 +22,7 @@ ForgetReason = Literal[
     "dedup",
     "feedback_flagged",
     "source_removed",
+    "source_changed",
 ]
 FeedbackSignal = Literal["helpful", "unhelpful", "outdated"]
 #: What kind of document a note file is (`memls.notes.globs.note_kind`): an instruction file

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from memls.protocol.agents import ContextParams, ContextResult, PromoteParams, PromoteResult
 from memls.protocol.conflicts import (
     CheckPairParams,
     ConflictsNotification,
@@ -20,6 +21,10 @@ from memls.protocol.requests import (
     AuditParams,
     AuditResult,
     ChangedNotification,
+    CheckParams,
+    CheckResult,
+    CitationsParams,
+    CitationsResult,
     DeadLettersResult,
     DoctorParams,
     DoctorResult,
@@ -41,6 +46,8 @@ from memls.protocol.requests import (
     ProgressNotification,
     QueryParams,
     QueryResult,
+    ReconfirmParams,
+    ReconfirmResult,
     ReindexParams,
     ReindexResult,
     ReviewParams,
@@ -86,6 +93,11 @@ METHODS: dict[str, Method] = {
     "memory/syncNote": Method("sync_note", SyncNoteParams, SyncNoteResult),
     "memory/health": Method("health", HealthParams, HealthResult),
     "memory/ingest": Method("ingest", IngestParams, IngestResult),
+    "memory/check": Method("check_citations", CheckParams, CheckResult),
+    "memory/citations": Method("citations", CitationsParams, CitationsResult),
+    "memory/reconfirm": Method("reconfirm", ReconfirmParams, ReconfirmResult),
+    "memory/context": Method("context", ContextParams, ContextResult),
+    "memory/promote": Method("promote", PromoteParams, PromoteResult),
 }
 """Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
 

@@ -25,6 +25,30 @@ class ConflictRef(Wire):
     current: str
 
 
+CitationState = Literal["fresh", "moved", "changed", "missing"]
+CitationKind = Literal["span", "symbol", "file"]
+
+
+class Citation(Wire):
+    """Code a memory cites, where it stands now and whether it still says what it said.
+
+    `path` and the lines (1-based, inclusive) are where the citation stands now (they follow
+    moves and renames; `citedPath` is where it was made when that differs). `state`: fresh
+    (the text is where it was), moved (found elsewhere, or in the file it was renamed to),
+    changed (the file is there, the cited text is not: `diff` says what changed, capped) or
+    missing (the file or the symbol is gone)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    state: CitationState
+    kind: CitationKind = "span"
+    symbol: str | None = None
+    inferred: bool = False
+    cited_path: str | None = None
+    diff: str | None = None
+
+
 class Memory(Wire):
     id: str
     project: str
@@ -46,6 +70,8 @@ class Memory(Wire):
     superseded_by: list[str] = []
     contradicts: list[ConflictRef] = []  # open pairs where this is the newer statement
     contradicted_by: list[ConflictRef] = []  # open pairs where a newer statement contests it
+    citations: list[Citation] = []  # the code it cites, with their states
+    stale: bool = False  # a cited text changed or is gone
 
 
 class Explain(Wire):

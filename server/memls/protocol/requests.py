@@ -25,12 +25,35 @@ from memls.protocol.base import (
 )
 from memls.protocol.records import (
     AuditEntry,
+    CitationState,
     DeadLetter,
     ForgetEntry,
     Memory,
     QueryHit,
     TrustTransition,
 )
+
+MAX_CITATIONS = 100
+"""Citations on one memory at most (a memory cites a few places, not a code base)."""
+
+CitedPath = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1, max_length=4096, description="a path relative to the project folder"
+    ),
+]
+Line = Annotated[int, msgspec.Meta(ge=1, le=10_000_000)]
+
+
+class CitationSpec(Wire):
+    """A citation as a front gives it: a project-relative path, optionally a line range
+    (1-based, inclusive; no range: the whole file; only startLine: that line) and a symbol
+    (a function, class or method: with no range, its definition is found by name)."""
+
+    path: CitedPath
+    start_line: Line | None = None
+    end_line: Line | None = None
+    symbol: Annotated[str, msgspec.Meta(min_length=1, max_length=512)] | None = None
 
 
 class StoreParams(Wire):
@@ -43,6 +66,10 @@ class StoreParams(Wire):
     source_range: RangeText | None = None
     derived_from: MemoryId | None = None
     force: bool = False
+    citations: Annotated[list[CitationSpec], msgspec.Meta(max_length=MAX_CITATIONS)] = []
+    # a project-relative path or a `symbol` named in the text that exists in the project
+    # becomes an inferred citation (project folders only)
+    infer_citations: bool = True
 
 
 class StoreResult(Wire):
@@ -88,6 +115,9 @@ class QueryParams(Wire):
     rerank: bool | None = None
     rerank_depth: Annotated[int, msgspec.Meta(ge=0, le=200)] | None = None
     explain: bool = False
+    # Project-relative paths (the files a developer has open): memories that cite them rank
+    # first among equally relevant ones.
+    paths: Annotated[list[CitedPath], msgspec.Meta(max_length=64)] = []
     # How much re-ranking: none (fused order), interactive (the shallow head of
     # [retrieval] interactive_depth), default ([retrieval] rerank_depth). None: the mode's
     # (interactive for mode interactive, none for lexical), else default. rerankDepth wins.
@@ -153,6 +183,9 @@ class ReviewResult(Wire):
     action: ReviewAction
     memories: list[Memory] = []
     transition: TrustTransition | None = None
+    # "Cited code changed" (action list): memories whose cited code changed or is gone, to
+    # re-confirm (memory/reconfirm), edit, or forget with reason source_changed
+    cited_code_changed: list[Memory] = []
 
 
 class ForgetParams(Wire):
@@ -332,3 +365,60 @@ class IngestResult(Wire):
 class DeadLettersResult(Wire):
     project: str
     failed: list[DeadLetter]
+
+
+class CheckParams(Wire):
+    """memory/check: check every citation of a project against its folder now."""
+
+    project: Project | None = None
+
+
+class CitationStatus(Wire):
+    memory: str
+    path: str
+    start_line: int
+    end_line: int
+    state: CitationState
+    symbol: str | None = None
+    diff: str | None = None
+
+
+class CheckResult(Wire):
+    project: str
+    citations: list[CitationStatus]
+    changed: list[str] = []  # memories whose citations' states changed in this check
+
+
+class CitationsParams(Wire):
+    """memory/citations: the memories that cite one document."""
+
+    uri: Uri
+    project: Project | None = None
+
+
+class CitedRange(Wire):
+    memory: str
+    preview: str
+    start_line: int
+    end_line: int
+    state: CitationState
+    stale: bool
+    symbol: str | None = None
+
+
+class CitationsResult(Wire):
+    project: str
+    path: str
+    ranges: list[CitedRange]
+
+
+class ReconfirmParams(Wire):
+    """memory/reconfirm: the memory's citations take the cited code as it is now."""
+
+    id: MemoryId
+    project: Project | None = None
+
+
+class ReconfirmResult(Wire):
+    project: str
+    memory: Memory

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 TYPE_WEIGHT = {
     "decision": 1.10,
@@ -32,3 +33,23 @@ def decay(kind: str, age_us: int) -> float:
 
 def feedback(score: int) -> float:
     return min(FEEDBACK_MAX, max(FEEDBACK_MIN, 1.0 + FEEDBACK_STEP * score))
+
+
+CITED_PATH_BOOST = 1.25
+"""The factor for a memory that cites one of the query's `paths` (the files a developer has
+open): enough to lift it over a slightly better match, not over a clearly better one. Set by
+judgement, not measured: no data set pairs queries with open files."""
+
+
+def fresh_first(ordered: list[Any]) -> list[Any]:
+    """At equal relevance (the same final score), a memory whose cited code is as it was
+    comes before one whose cited code changed: a stable sort within each run of ties."""
+    out: list[Any] = []
+    run: list[Any] = []
+    for entry in ordered:
+        if run and round(entry[0], 6) != round(run[0][0], 6):
+            out.extend(sorted(run, key=lambda e: e[1][3].stale))
+            run = []
+        run.append(entry)
+    out.extend(sorted(run, key=lambda e: e[1][3].stale))
+    return out

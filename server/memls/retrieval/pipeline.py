@@ -122,13 +122,17 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
     # were read while the query embedded; links and contradictions later, for the results).
     later = [i for i in fused if i not in early]
     records = [*early.values(), *r.reads.visible(seen, later, relations=False)]
-    unique = _boosted([m for m in records if m.id in fused], fused, seen.now, config)
+    gated = [m for m in records if m.id in fused]
+    cited = r.reads.citing([m.id for m in gated], params.paths) if params.paths else set()
+    unique = _boosted(gated, fused, seen.now, config, cited)
     at, head = rerank.head(unique, params, config, depth)
     logits = rerank.scores(r.models, params.query, head, degraded) if head else None
     lifted = lift(head, logits, config) if logits else {}
     results: list[protocol.QueryHit] = []
-    ordered = _current_first(
-        _related(r.reads, rerank.order(unique, logits, config, lifted, at), params.k)
+    ordered = boosts.fresh_first(
+        _current_first(
+            _related(r.reads, rerank.order(unique, logits, config, lifted, at), params.k)
+        )
     )
     for final, item, logit, reordered in ordered[: params.k]:
         _, _, factors, m = item
@@ -214,10 +218,14 @@ def _candidates(
 
 
 def _boosted(
-    memories: list[protocol.Memory], fused: dict[str, float], now: str, config: RetrievalConfig
+    memories: list[protocol.Memory],
+    fused: dict[str, float],
+    now: str,
+    config: RetrievalConfig,
+    cited: set[str] | frozenset[str] = frozenset(),
 ) -> list[Scored]:
-    """Type weight x decay x feedback on the fused score, best first, one result per
-    canonical text (a superseded copy of the same words, say)."""
+    """Type weight x decay x feedback (x the cited-path boost) on the fused score, best first,
+    one result per canonical text (a superseded copy of the same words, say)."""
     now_us = timeutil.to_micros(now)
     scored: list[Scored] = []
     for m in memories:
@@ -228,6 +236,8 @@ def _boosted(
                 "decay": boosts.decay(m.type, now_us - timeutil.to_micros(m.valid_from)),
                 "feedback": boosts.feedback(m.feedback_score),
             }
+        if m.id in cited:
+            factors["cites_path"] = boosts.CITED_PATH_BOOST
         boost = math.prod(factors.values())
         scored.append((fused[m.id] * boost, boost, factors, m))
     scored.sort(key=lambda item: (-item[0], item[3].id))
@@ -269,7 +279,7 @@ def _current_first(ordered: list[Any]) -> list[Any]:
 
     Only for typed statements (decision, convention, ... — not `note`): on free text such as
     conversation turns the scorer still raises many false pairs (1,155 among LoCoMo's 2,760 dev
-    turns), and moving them cost 4 points of R@5 (benchmarks/results/locomo-house.txt). Every
+    turns), and moving them cost 4 points of R@5 on the LoCoMo dev split. Every
     result still carries its contradicts / contradictedBy marks."""
     out = list(ordered)
     position = {entry[1][3].id: i for i, entry in enumerate(out)}

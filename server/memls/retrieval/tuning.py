@@ -40,9 +40,9 @@ class RetrievalConfig:
     # Neighbours (late-tune-ideas-cheap.txt): radius 4 around the 10 best fused hits, at the
     # seed's own score, then MaxSim judges them: interactive LOO 0.749 / 0.817 / 0.888 against
     # 0.722 / 0.805 / 0.880 (in-sample) with 3 / 10 / 0.5, ~87 candidates a question instead
-    # of 77. 20 seeds (late-tune-ideas-neighbours.txt: LOO 0.750 / 0.817 / 0.890) cost 129
-    # candidates and more time (benchmarks/results/neighbour-cost.txt: +24 ms p50 over
-    # 3 / 10 / 0.5 against +16 ms, load ~6) for nothing LOO sees.
+    # of 77. 20 seeds (LOO 0.750 / 0.817 / 0.890) cost 129 candidates and more time (+24 ms
+    # p50 over 3 / 10 / 0.5 against +16 ms, load ~6) for nothing LOO sees (docs/benchmarks.md,
+    # "Tried and not kept").
     neighbours: int = 4  # add memories within N units of a top hit in its source
     neighbour_seeds: int = 10  # how many top fused hits lend their neighbours a place
     neighbour_weight: float = 1.0  # a neighbour's fused score: this share of its seed's

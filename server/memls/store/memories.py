@@ -64,6 +64,7 @@ def with_relations(
     ids = [m.id for m in memories]
     linked = links(conn, ids)
     contested = open_conflicts(conn, ids)
+    cited = citations_of(conn, ids)
     out = []
     for memory in memories:
         refs = [
@@ -85,6 +86,40 @@ def with_relations(
                 superseded_by=linked[memory.id][1],
                 contradicts=[ref for c, ref in refs if c["newer"] == memory.id],
                 contradicted_by=[ref for c, ref in refs if c["newer"] != memory.id],
+                citations=cited.get(memory.id, []),
+                stale=any(c.state in STALE for c in cited.get(memory.id, ())),
+            )
+        )
+    return out
+
+
+STALE = ("changed", "missing")
+
+
+def citations_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, list[protocol.Citation]]:
+    """memory id -> its citations as the wire carries them (memories that cite nothing are
+    left out). Ids are unique across projects, so the ids of a scoped read suffice."""
+    if not ids:
+        return {}
+    rows = conn.execute(
+        "SELECT c.memory_id, c.path, c.start_line, c.end_line, c.state, c.kind, c.symbol, "
+        "c.inferred, c.cited_path, c.diff FROM json_each(?) AS w "
+        "JOIN citations c ON c.memory_id = w.value ORDER BY c.memory_id, c.ordinal",
+        (among(ids),),
+    ).fetchall()
+    out: dict[str, list[protocol.Citation]] = {}
+    for row in rows:
+        out.setdefault(row["memory_id"], []).append(
+            protocol.Citation(
+                path=row["path"],
+                start_line=row["start_line"],
+                end_line=row["end_line"],
+                state=row["state"],
+                kind=row["kind"],
+                symbol=row["symbol"],
+                inferred=bool(row["inferred"]),
+                cited_path=row["cited_path"] if row["cited_path"] != row["path"] else None,
+                diff=row["diff"],
             )
         )
     return out
@@ -215,6 +250,16 @@ class Memories(Repository):
         self._exec(
             "UPDATE memories SET source_range = :range WHERE id = :id AND project = :project",
             id=memory_id,
+            range=source_range,
+        )
+
+    def set_source(self, memory_id: str, source_uri: str, source_range: str) -> None:
+        """The memory is now the unit at `source_range` of the note `source_uri`."""
+        self._exec(
+            "UPDATE memories SET source_uri = :uri, source_range = :range "
+            "WHERE id = :id AND project = :project",
+            id=memory_id,
+            uri=source_uri,
             range=source_range,
         )
 

@@ -126,6 +126,15 @@ class SearchQueries:
             ).fetchall()
             return to_memories(conn, rows, relations=relations)
 
+    def citing(self, ids: Iterable[str], paths: Iterable[str]) -> set[str]:
+        """The ids among `ids` of memories with a citation that stands at one of `paths`."""
+        rows = self.db.read(
+            "SELECT DISTINCT c.memory_id FROM json_each(:among) AS w JOIN citations c "
+            "ON c.memory_id = w.value WHERE c.path IN (SELECT value FROM json_each(:paths))",
+            {"among": among(ids), "paths": among(paths)},
+        )
+        return {row["memory_id"] for row in rows}
+
     def related(self, memories: list[protocol.Memory]) -> list[protocol.Memory]:
         """Records of a `visible(..., relations=False)` read with their links and open
         contradictions added (edges stay in their project; the rows are not read again)."""

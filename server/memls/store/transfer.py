@@ -12,6 +12,7 @@ from memls.errors import InvalidInput, Refused
 # Parents before children (edges point at memories).
 TABLES = (
     "memories",
+    "citations",
     "edges",
     "feedback",
     "trust_transitions",
@@ -26,6 +27,7 @@ TABLES = (
 # (or ids no other project uses), never another project's.
 MEMORY_REFERENCES = {
     "memories": ("id", "derived_from"),
+    "citations": ("memory_id",),
     "edges": ("src", "dst"),
     "feedback": ("memory_id",),
     "trust_transitions": ("memory_id",),

@@ -18,6 +18,8 @@ from typing import Any
 from memls import textnorm
 from memls.store import transfer
 from memls.store.audit import Audit
+from memls.store.briefings import BriefingSessions
+from memls.store.citations import Citations
 from memls.store.db import Database
 from memls.store.edges import Conflicts, Edges
 from memls.store.feedback import Feedback, Transitions
@@ -50,6 +52,7 @@ class Tx:
         self.note_units = NoteUnits(conn, project)
         self.note_files = NoteFiles(conn, project)
         self.note_links = NoteLinks(conn, project)
+        self.citations = Citations(conn, project)
 
     def audit(self, op: str, memory_id: str | None, at: str, **detail: Any) -> None:
         self.audit_log.add(op, memory_id, at, self.front, **detail)
@@ -104,6 +107,19 @@ class Store:
         with self.db.transaction() as conn:
             self.db.after_commit(lambda: self._committed(project))  # dropped on rollback
             yield Tx(conn, project, front)
+
+    @contextmanager
+    def briefing_sessions(self, project: str) -> Iterator[BriefingSessions]:
+        """What agent sessions were given (memory/context), in one write transaction. Nothing
+        a read returns changes, so no cache is told."""
+        with self.db.transaction() as conn:
+            yield BriefingSessions(conn, project)
+
+    @contextmanager
+    def briefing_given(self, project: str) -> Iterator[BriefingSessions]:
+        """What agent sessions were given, read in one snapshot (no write lock)."""
+        with self.db.transaction(write=False) as conn:
+            yield BriefingSessions(conn, project)
 
     def _committed(self, project: str, record: bool = True) -> None:
         for hook in list(self.on_commit):

@@ -1,4 +1,4 @@
--- memls schema 6: notes read as documents (issue #12). Per note unit its section and whether it
+-- memls schema 6: notes read as documents. Per note unit its section and whether it
 -- is a claim; per note file its standing (status, current) and what it says about its history
 -- (the typed references, change lines) as a JSON `NoteFacts`; the supersession/amendment links
 -- between note files, resolved by link or number (never by similarity).

@@ -1,0 +1,249 @@
+"""The briefing (memory/context): what an agent should know about a project before it acts,
+within a token budget.
+
+Two sections: the standing decisions, conventions and constraints (current: superseded ones
+and the losing side of a contradiction left out; stale ones marked), then the memories most
+relevant to the prompt and paths (what comes from or cites one of the paths, then the query
+at the interactive depth by default). Whole entries are kept in order of relevance (relevant
+ones first, then the standing ones,
+verified before candidate, constraints, decisions, conventions, newest first) until the budget
+is spent; the rest are dropped whole, never cut. Within one session a memory already given is
+not given again. Tokens are counted with the packaged embedder's tokenizer
+(`models.tokens`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import PurePosixPath
+from typing import Protocol
+from urllib.parse import unquote, urlparse
+
+from memls import protocol, timeutil
+from memls.engine import briefing_text as text
+from memls.scope import VISIBLE_TRUST, project_key
+from memls.store.briefings import BriefingSessions
+
+STANDING_TYPES: tuple[protocol.MemoryType, ...] = ("constraint", "decision", "convention")
+Candidate = tuple[str, protocol.Memory, float | None]  # (section, memory, query score)
+SESSION_DAYS = 7  # what a session was given is kept this long
+QUERY_CHARS = 2000  # a long prompt (a pasted log) is searched by its first characters
+
+
+class Counter(Protocol):
+    name: str
+
+    def count(self, text: str) -> int: ...
+
+    def counts(self, texts: list[str]) -> list[int]: ...
+
+
+def _plain(m: protocol.Memory) -> protocol.Memory:
+    """A memory record as such (a query hit carries its score beside)."""
+    fields = protocol.Memory.__struct_fields__
+    return protocol.Memory(**{f: getattr(m, f) for f in fields})
+
+
+def loses(m: protocol.Memory) -> bool:
+    """The losing side of an open contradiction: the other statement is the one that holds."""
+    return any(ref.current != m.id for ref in (*m.contradicts, *m.contradicted_by))
+
+
+def stale(m: protocol.Memory) -> bool:
+    """A cited text changed or is gone, or feedback said it is outdated or unhelpful."""
+    return bool(getattr(m, "stale", False)) or m.feedback_score < 0
+
+
+def _paths_of(m: protocol.Memory) -> set[str]:
+    found = {c.path for c in getattr(m, "citations", None) or []}
+    if m.source_uri:
+        parsed = urlparse(m.source_uri)
+        found.add(unquote(parsed.path) if parsed.scheme == "file" else m.source_uri)
+    return found
+
+
+def _touches(m: protocol.Memory, paths: list[str]) -> bool:
+    """Whether the memory comes from or cites one of `paths` (compared by their tails)."""
+    mine = [PurePosixPath(p) for p in _paths_of(m)]
+    for given in paths:
+        wanted = PurePosixPath(given)
+        for path in mine:
+            short, long = sorted((wanted.parts, path.parts), key=len)
+            if short and long[-len(short) :] == short:
+                return True
+    return False
+
+
+class Briefing:
+    """memory/context, given what it reads and writes by the constructor."""
+
+    def __init__(
+        self,
+        *,
+        list_memories: Callable[[protocol.ListParams], protocol.ListResult],
+        query: Callable[[protocol.QueryParams], protocol.QueryResult],
+        sessions: Callable[[str], AbstractContextManager[BriefingSessions]],
+        given: Callable[[str], AbstractContextManager[BriefingSessions]],
+        counter: Counter,
+        clock: Callable[[], str],
+    ) -> None:
+        self._list = list_memories
+        self._query = query
+        self._sessions = sessions  # a write: what a session was given
+        self._given = given  # a read of the same
+        self._counter = counter
+        self._clock = clock
+
+    def context(self, params: protocol.ContextParams) -> protocol.ContextResult:
+        project = project_key(params.project)
+        now = self._clock()
+        given: set[str] = set()
+        if params.session is not None and not params.reset:
+            with self._given(project) as sessions:
+                given = sessions.given(params.session)
+        standing = self._standing(project, now) if params.standing else []
+        relevant, degraded = self._relevant(project, params, {m.id for m in standing})
+        candidates: list[Candidate] = [("relevant", m, s) for m, s in relevant]
+        candidates += [("standing", m, None) for m in standing]
+        fresh = [c for c in candidates if c[1].id not in given]
+        chosen, dropped, markdown, tokens = self._fit(project, now, fresh, params.budget)
+        if params.session is not None and (chosen or params.reset):
+            cutoff = dt.datetime.fromisoformat(now) - dt.timedelta(days=SESSION_DAYS)
+            with self._sessions(project) as sessions:  # one write (one commit) a call
+                if params.reset:
+                    sessions.reset(params.session)
+                sessions.add(params.session, [e.memory.id for e in chosen], now)
+                sessions.prune(timeutil.format_ts(cutoff))
+        return protocol.ContextResult(
+            project=project,
+            markdown=markdown,
+            tokens=tokens,
+            budget=params.budget,
+            tokenizer=self._counter.name,
+            entries=chosen,
+            dropped=dropped,
+            repeated=len(candidates) - len(fresh),
+            session=params.session,
+            degraded=degraded,
+        )
+
+    # ------------------------------------------------------------ what could be given
+
+    def _standing(self, project: str, now: str) -> list[protocol.Memory]:
+        found: list[protocol.Memory] = []
+        for kind in STANDING_TYPES:
+            listed = self._list(
+                protocol.ListParams(project=project, status="active", type=kind, limit=1000)
+            )
+            found += [
+                m
+                for m in listed.memories
+                if m.trust in VISIBLE_TRUST
+                and (m.valid_until is None or m.valid_until > now)
+                and m.valid_from <= now
+                and not m.superseded_by
+                and not loses(m)
+            ]
+        order = {kind: n for n, kind in enumerate(STANDING_TYPES)}
+        found.sort(key=lambda m: m.recorded_at, reverse=True)
+        found.sort(key=lambda m: (m.trust != "verified", order[m.type]))
+        return found
+
+    def _relevant(
+        self, project: str, params: protocol.ContextParams, shown: set[str]
+    ) -> tuple[list[tuple[protocol.Memory, float | None]], list[str]]:
+        """What comes from or cites one of the paths (newest first), then the query's hits
+        for the prompt and paths, by score."""
+        found: list[tuple[protocol.Memory, float | None]] = []
+        if params.paths:
+            listed = self._list(protocol.ListParams(project=project, status="active", limit=1000))
+            touching = [
+                m
+                for m in listed.memories
+                if m.id not in shown
+                and m.trust in VISIBLE_TRUST
+                and not loses(m)
+                and _touches(m, params.paths)
+            ]
+            found += [(m, None) for m in touching[: params.k]]
+        words = " ".join([params.prompt or "", *params.paths]).strip()[:QUERY_CHARS]
+        if not words:
+            return found, []
+        result = self._query(
+            protocol.QueryParams(query=words, project=project, k=params.k, depth=params.depth)
+        )
+        taken = shown | {m.id for m, _ in found}
+        found += [
+            (_plain(h), h.score) for h in result.results if h.id not in taken and not loses(h)
+        ]
+        return found, list(result.degraded)
+
+    # ------------------------------------------------------------ within the budget
+
+    def _fit(
+        self,
+        project: str,
+        now: str,
+        candidates: list[Candidate],
+        budget: int,
+    ) -> tuple[list[protocol.ContextEntry], int, str, int]:
+        """The longest prefix of `candidates` (most relevant first) whose document fits."""
+        if not candidates:
+            return [], 0, "", 0
+        lines = [text.entry(m, project, now, stale=stale(m)) for _, m, _ in candidates]
+        costs = self._costs(lines, budget)
+        fixed = self._counter.count(text.head(project))
+        titles = {name: self._counter.count(title) for name, title in text.TITLES.items()}
+        footer = self._counter.count(text.footer(len(candidates)))
+        total, opened, keep = fixed, set(), 0
+        everything = fixed + sum(costs) + sum(titles[s] for s in {c[0] for c in candidates})
+        reserve = 0 if everything <= budget and len(costs) == len(lines) else footer
+        for (section, _, _), cost in zip(candidates, costs, strict=False):
+            need = cost + (0 if section in opened else titles[section])
+            if total + need + reserve > budget:
+                break
+            total += need
+            opened.add(section)
+            keep += 1
+        while True:  # the count of the whole document has the last word
+            markdown, tokens = self._render(project, candidates, lines, keep)
+            if tokens <= budget or keep == 0:
+                break
+            keep -= 1
+        if keep == 0:
+            return [], len(candidates), "", 0
+        chosen = [
+            protocol.ContextEntry(
+                section=section,  # type: ignore[arg-type]
+                memory=m,
+                tokens=cost,
+                stale=stale(m),
+                score=score,
+            )
+            for (section, m, score), cost in zip(candidates[:keep], costs[:keep], strict=True)
+        ]
+        return chosen, len(candidates) - keep, markdown, tokens
+
+    def _costs(self, lines: list[str], budget: int) -> list[int]:
+        """The tokens of the first lines, counted in batches until they pass the budget (the
+        rest cannot be given: no need to count them)."""
+        costs: list[int] = []
+        batch = 16
+        while len(costs) < len(lines) and sum(costs) <= budget:
+            costs += self._counter.counts(lines[len(costs) : len(costs) + batch])
+            batch *= 2
+        return costs
+
+    def _render(
+        self,
+        project: str,
+        candidates: list[Candidate],
+        lines: list[str],
+        keep: int,
+    ) -> tuple[str, int]:
+        sections: dict[str, list[str]] = {"standing": [], "relevant": []}
+        for (section, _, _), line in zip(candidates[:keep], lines[:keep], strict=True):
+            sections[section].append(line)
+        markdown = text.document(project, sections, len(candidates) - keep)
+        return markdown, self._counter.count(markdown)

@@ -1,0 +1,3 @@
+from memls.hooks.client import main
+
+raise SystemExit(main())

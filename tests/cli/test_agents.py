@@ -1,0 +1,113 @@
+"""`memls context` and `memls promote` as subprocesses (no daemon: each command owns the store
+for its run), the session rule kept across commands, the promote round trip."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def memls(data_dir, *args, check=True):
+    result = subprocess.run(
+        [sys.executable, "-m", "memls", "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir(mode=0o700)
+    (folder / "config.toml").write_text("[index]\nvectors = false\n")
+    return folder
+
+
+def test_context_budget_and_session_across_commands(data_dir, tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    rule = json.loads(
+        memls(
+            data_dir,
+            "store",
+            "Never log card numbers",
+            "-p",
+            str(repo),
+            "-t",
+            "constraint",
+            "--json",
+        ).stdout
+    )
+    memls(data_dir, "store", "The payment client retries 3 times", "-p", str(repo), "-t", "fact")
+    first = memls(
+        data_dir,
+        "context",
+        "-p",
+        str(repo),
+        "--prompt",
+        "payment client retries",
+        "--session",
+        "s1",
+        "--budget",
+        "300",
+    )
+    assert rule["id"] in first.stdout and "payment client retries 3 times" in first.stdout
+    assert "of 300 tokens (bge-small-en-v1.5 WordPiece" in first.stderr
+    second = memls(
+        data_dir,
+        "context",
+        "-p",
+        str(repo),
+        "--prompt",
+        "payment client retries",
+        "--session",
+        "s1",
+        "--json",
+    )
+    result = json.loads(second.stdout)
+    assert result["markdown"] == "" and result["repeated"] == 2 and result["entries"] == []
+    relative = memls(data_dir, "context", "-p", ".", "--json", check=False)  # cwd: not the repo
+    assert json.loads(relative.stdout)["entries"] == []
+    bad = memls(data_dir, "context", "-p", str(repo), "--budget", "10", check=False)
+    assert bad.returncode == 2 and bad.stderr.startswith("memls: error: --budget")
+
+
+def test_promote_round_trip(data_dir, tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    stored = json.loads(
+        memls(
+            data_dir,
+            "store",
+            "Feature flags live in config/flags.yaml",
+            "-p",
+            str(repo),
+            "-t",
+            "convention",
+            "--json",
+        ).stdout
+    )
+    done = memls(data_dir, "promote", stored["id"], "-p", str(repo), "--json")
+    promoted = json.loads(done.stdout)
+    note = repo / ".memls" / "memory.md"
+    assert promoted["path"] == str(note) and promoted["created"]
+    text = note.read_text()
+    assert "## Conventions\n\n- Feature flags live in config/flags.yaml\n" in text
+    # the note synced again (as the watcher would) keeps the same single memory
+    synced = memls(data_dir, "list", "-p", str(repo), "--json")
+    (memory,) = json.loads(synced.stdout)["memories"]
+    assert memory["id"] == stored["id"] and memory["sourceUri"] == promoted["uri"]
+    again = memls(data_dir, "promote", stored["id"], "-p", str(repo))
+    assert "already in" in again.stdout and note.read_text() == text
+    outside = memls(
+        data_dir, "promote", stored["id"], "-p", str(repo), "--to", "../x.md", check=False
+    )
+    assert outside.returncode == 2 and outside.stderr.startswith("memls: error: --to")
+    assert not (tmp_path / "x.md").exists()

@@ -1,0 +1,58 @@
+"""memory/context and memory/promote through the language server (pytest-lsp, VS Code's and
+Neovim's capabilities): the briefing within its budget, bad input refused by field, and a
+promoted memory that the note watcher reads back as the same memory, never a second one."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls import uris
+from pygls.exceptions import JsonRpcException
+
+from lsp_helpers import CHANGED, call, note_units, notes_indexed, wait_until
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_briefing_and_promote_round_trip(client):
+    await notes_indexed(client)
+    stored = await call(
+        client, "memory/store", text="Logs are kept for thirty days", type="constraint"
+    )
+    brief = await call(client, "memory/context", prompt="how long are logs kept", budget=300)
+    assert stored["id"] in brief["markdown"] and brief["tokens"] <= 300
+    assert brief["project"] == str(client.root.resolve())
+    with pytest.raises(JsonRpcException) as bad:
+        await call(client, "memory/context", budget=5)
+    assert bad.value.code == -32602 and "budget" in str(bad.value)
+
+    before = await call(client, "memory/stats")
+    promoted = await call(client, "memory/promote", id=stored["id"])
+    note = client.root / ".memls" / "memory.md"
+    assert promoted["path"] == str(note.resolve()) and promoted["created"]
+    assert promoted["memory"]["sourceUri"] == promoted["uri"]
+    assert "- Logs are kept for thirty days" in note.read_text()
+
+    # a teammate's edit to the note: the watcher syncs the file, the new line is a new
+    # memory and the promoted item stays the memory it was
+    note.write_text(note.read_text() + "- Backups are restored monthly as a drill\n")
+    if client.editor == "visual-studio-code":  # VS Code watches the files and tells the server
+        change = types.FileEvent(
+            uri=uris.from_fs_path(str(note)), type=types.FileChangeType.Changed
+        )
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[change])
+        )
+    units = await wait_until(
+        client,
+        CHANGED,
+        lambda: note_units(client),
+        lambda u: "Backups are restored monthly as a drill" in u,
+        what="the edited note synced",
+    )
+    assert units["Logs are kept for thirty days"]["id"] == stored["id"]
+    after = await call(client, "memory/stats")
+    assert after["memories"] == before["memories"] + 1
+    with pytest.raises(JsonRpcException) as refused:
+        await call(client, "memory/promote", id=stored["id"], to="/etc/passwd.md")
+    assert refused.value.code == -32602 and "to" in str(refused.value)
