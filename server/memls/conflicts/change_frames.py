@@ -56,6 +56,7 @@ def change_frame(
     a: Analysis,
     b: Analysis,
     names: tuple[frozenset[str], frozenset[str]],
+    common: frozenset[str] = frozenset(),
 ) -> tuple[list[str] | None, bool]:
     """The new text's change-of-state frame, aligned with what the existing text states:
     the replaced filler (A) is there and the new filler (B) is not; or, when the frame names
@@ -82,8 +83,10 @@ def change_frame(
             named = frozenset(w for w in named if phrasing.tokens(new).count(w) < 2)  # nor is
             # a name said again ("Use Managed Service for Prometheus ... instead of Prometheus")
             key = named or (change.old - change.new)
+            key = frozenset(w for w in key if not any(w.startswith(c) for c in common))
             if not key - CONTAINER_STEMS:
-                continue  # "replace the configuration", "moved the codebase": no one thing
+                continue  # "replace the configuration", "moved the codebase", a word the
+                #           whole corpus uses ("cluster" in a platform team's records)
             if not named and len(b.keys) > SHORT_TEXT_KEYS:
                 continue  # common words replaced, against a paragraph: too loose to align
             if share_of(key, stated) < FRAME_MIN_SHARE or not all(

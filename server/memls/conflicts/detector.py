@@ -34,6 +34,8 @@ CANDIDATES = 10
 SLACK = 10  # nearest asked beyond CANDIDATES, for those the admission drops
 TARGETED = 5  # at most this many earlier statements found by the targeted lookup, per memory
 _LOOKUP = 50  # rows the targeted lookup reads before checking them
+COMMON_SHARE = 0.05  # a word in 5% of a project's memories is the corpus's, not a thing's
+COMMON_MIN = 20  # ... and in at least 20 of them (a small project has no such words)
 
 _FACTS = msgspec.json.Decoder(NoteFacts)
 
@@ -168,6 +170,19 @@ class Detector:
                 kept.append(i)
         return kept[:TARGETED]
 
+    def common(self, row: sqlite3.Row) -> frozenset[str]:
+        """The words of `row`'s change frames that at least COMMON_SHARE of its project's
+        memories (and COMMON_MIN) contain: words of the whole corpus, naming no one thing."""
+        found = changes(row["content"])
+        stems = frozenset(w for c in found for w in c.old | c.new if w.isalnum())
+        if not stems:
+            return frozenset()
+        seen = Visibility(projects=(row["project"],), now=self.now)
+        at = max(COMMON_MIN, int(COMMON_SHARE * self.reads.visible_count(seen)))
+        return frozenset(
+            w for w in stems if len(self.reads.containing(seen, {w}, at, every=True)) >= at
+        )
+
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:
         """Findings for each of a batch of new rows of one project. The candidates' records
         and note facts are read once for the batch (two statements, not two a row)."""
@@ -195,6 +210,7 @@ class Detector:
         here = notes.get(row["id"])
         if here is not None and (not here["claim"] or not here["current"]):
             return []  # no claim, or its note was rejected or superseded: never the newer side
+        common = self.common(row)
         findings = []
         for memory_id, cosine in pairs:
             other = records.get(memory_id)
@@ -203,7 +219,11 @@ class Detector:
             if not _compared(here, notes.get(memory_id)):
                 continue
             verdict = score_pair(
-                row["content"], other["content"], similarity=cosine, similarity_kind="cosine"
+                row["content"],
+                other["content"],
+                similarity=cosine,
+                similarity_kind="cosine",
+                common=common,
             )
             if not verdict.contradiction:
                 continue
