@@ -221,7 +221,8 @@ def test_a_change_of_a_word_the_whole_project_uses_names_no_one_thing(any_engine
     rare = "The build tools run on the cluster."
     change = "We will decommission the cluster."
     store(e, rare, project="beta")
-    for word in "red orange yellow green blue indigo violet black white grey pink brown gold silver teal navy lime coral amber jade".split():
+    colours = "red orange yellow green blue indigo violet black white grey pink brown gold"
+    for word in (colours + " silver teal navy lime coral amber jade").split():
         store(e, f"The {word} team deploys its services to the shared cluster.")
     store(e, rare)
     store(e, change)
