@@ -34,7 +34,9 @@ export async function runRemember(request: Request, input: RememberInput): Promi
     ...(Array.isArray(input.citations) && input.citations.length ? { citations: input.citations } : {}),
   });
   return [
-    r.duplicate ? `already remembered: ${r.id}` : `remembered: ${r.id}`,
+    r.duplicate === "near"
+      ? `already remembered in other words: ${r.id} (nothing new stored)`
+      : r.duplicate ? `already remembered: ${r.id}` : `remembered: ${r.id}`,
     `project: ${r.project}`,
     JSON.stringify(provenance(r.memory)),
     ...(r.memory.citations ?? []).map((c) => `cites ${c.path}:${c.startLine}-${c.endLine} (${c.state})`),

@@ -255,4 +255,12 @@ describe("language-model tools", () => {
     await expect(runRemember(request, { text: " " })).rejects.toThrow(/^text:/);
     await expect(runRemember(request, { text: "x", type: "bogus" as any, folder: "a" })).rejects.toThrow(/^type:/);
   });
+
+  it("remember says when the claim was already remembered in other words", async () => {
+    const { request } = fakeRequest({
+      "memory/store": (p: any) => ({ ...stored(p), id: "m_old", created: false, duplicate: "near" }),
+    });
+    const text = await runRemember(request, { text: "We ship on Fridays", folder: "a" });
+    expect(text).toContain("already remembered in other words: m_old");
+  });
 });

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from memls import secrets, textnorm
 from memls.errors import InvalidInput
 from memls.store.unit import Store
 
@@ -67,12 +68,35 @@ def parse_lines(project: str, lines: Iterable[str]) -> list[tuple[int, str, dict
     return parsed
 
 
+def screen_memories(parsed: list[tuple[int, str, dict[str, Any]]], *, redact: bool) -> None:
+    """Every memory row's text checked for secrets: refused naming the line of the file, or
+    redacted in place (its hashes follow its new text)."""
+    for number, table, row in parsed:
+        content = row.get("content")
+        if table != "memories" or not isinstance(content, str):
+            continue
+        clean = secrets.screen(
+            content, "file", redact_it=redact, prefix=f"line {number}: memory {row.get('id')} "
+        )
+        if clean != content:
+            row["content"] = clean
+            row["content_hash"] = textnorm.content_hash(clean)
+            row["canonical_hash"] = textnorm.canonical_hash(clean)
+
+
 def import_lines(
-    store: Store, project: str, lines: Iterable[str], *, now: str, front: str
+    store: Store,
+    project: str,
+    lines: Iterable[str],
+    *,
+    now: str,
+    front: str,
+    redact: bool = False,
 ) -> dict[str, int]:
     """Insert every row of an export into this project, all or nothing; every new memory is
-    queued for the index."""
+    queued for the index. A memory holding a secret refuses the import, or is redacted."""
     parsed = parse_lines(project, lines)
+    screen_memories(parsed, redact=redact)
     with store.write(project, front) as tx:
         counts = tx.import_rows(parsed)
         for _, table, row in parsed:

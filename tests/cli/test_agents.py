@@ -111,3 +111,30 @@ def test_promote_round_trip(data_dir, tmp_path):
     )
     assert outside.returncode == 2 and outside.stderr.startswith("memls: error: --to")
     assert not (tmp_path / "x.md").exists()
+
+
+def test_context_paths_in_one_flag_and_prompt_time(data_dir, tmp_path):
+    """`--paths a,b` is two paths, as `--paths a --paths b` is; `--no-standing` gives only what
+    is relevant to the prompt and paths (the prompt hook's briefing)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    ids = {}
+    for name, text in (("a.py", "Parse dates with fromisoformat"), ("b.py", "Cache rates 1 h")):
+        stored = memls(
+            data_dir,
+            *("store", text, "-p", str(repo), "-t", "convention"),
+            *("--source", (repo / name).as_uri(), "--json"),
+        )
+        ids[name] = json.loads(stored.stdout)["id"]
+    memls(data_dir, "store", "Never log card numbers", "-p", str(repo), "-t", "constraint")
+
+    def given(*args):
+        out = memls(data_dir, "context", "-p", str(repo), "--no-standing", "--json", *args)
+        return [e["memory"]["id"] for e in json.loads(out.stdout)["entries"]]
+
+    both = sorted(ids.values())
+    assert sorted(given("--paths", "a.py,b.py")) == both
+    assert sorted(given("--paths", "a.py", "--path", "b.py")) == both
+    assert given("--paths", "b.py") == [ids["b.py"]]
+    standing = memls(data_dir, "context", "-p", str(repo), "--json").stdout
+    assert [e["section"] for e in json.loads(standing)["entries"]] == ["standing"] * 3

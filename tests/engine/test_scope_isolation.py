@@ -185,6 +185,13 @@ def _scope_isolation(data, extra, *, models, max_ops: int) -> None:
                 if dup is not None:
                     event("store: duplicate")
                     assert res.duplicate and not res.created and res.id == dup.id
+                elif res.duplicate == "near":
+                    # a restatement (with vectors): answered with a memory of this project
+                    event("store: near duplicate")
+                    same = model.memories.get(res.id)
+                    assert not res.created and same is not None and same.key == key
+                    assert not same.forgotten and same.status == "active"
+                    assert same.trust in VISIBLE
                 else:
                     # Same text in another project is never a duplicate.
                     if any(m.text == text for m in model.memories.values()):

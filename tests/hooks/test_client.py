@@ -146,6 +146,12 @@ def test_bad_input_never_blocks(tmp_path, project):
         result = hook(data_dir, project, stdin)
         assert result.returncode == 1 and result.stdout == ""
         assert result.stderr.startswith("memls-hook:") and result.stderr.count("\n") == 1
+    for flag, value in (("--budget", "lots"), ("--timeout", "soon")):
+        result = hook(data_dir, project, "{}", flag, value)
+        assert result.returncode == 1 and result.stdout == ""
+        assert result.stderr == f"memls-hook: {flag}: {value!r} is not " + (
+            "a whole number\n" if flag == "--budget" else "a number\n"
+        )
     stop = json.dumps({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": False})
     assert hook(data_dir, project, stop).returncode == 0
     assert not (data_dir / "memls.sock").exists()  # an event it ignores starts nothing

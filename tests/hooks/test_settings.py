@@ -37,6 +37,7 @@ def test_install_keeps_what_is_there_and_a_second_install_is_a_no_op(tmp_path, r
     local = repo / ".claude" / "settings.local.json"
     original = (DATA / "settings.local.json").read_text()
     local.write_text(original)
+    local.chmod(0o640)  # the user's choice: kept
     data_dir = tmp_path / "data"
     first = memls(data_dir, "hooks", "install", "claude", "--project", str(repo))
     assert first.returncode == 0, first.stderr
@@ -72,6 +73,7 @@ def test_install_keeps_what_is_there_and_a_second_install_is_a_no_op(tmp_path, r
     gone = memls(data_dir, "hooks", "uninstall", "claude", "--project", str(repo))
     assert gone.returncode == 0 and "removed from" in gone.stdout
     assert json.loads(local.read_text()) == before  # exactly what was there
+    assert local.stat().st_mode & 0o777 == 0o640
 
 
 def test_install_creates_the_file_and_uninstall_leaves_no_trace(tmp_path):
@@ -81,6 +83,7 @@ def test_install_creates_the_file_and_uninstall_leaves_no_trace(tmp_path):
     assert memls(data_dir, "hooks", "install", "claude", "--project", str(repo)).returncode == 0
     local = repo / ".claude" / "settings.local.json"
     assert sorted(json.loads(local.read_text())["hooks"]) == ["SessionStart", "UserPromptSubmit"]
+    assert local.stat().st_mode & 0o777 == 0o600  # it names this machine's paths
     text = memls(data_dir, "hooks", "status", "--project", str(repo)).stdout
     assert f"{local}: SessionStart:" in text and "daemon: not running" in text
     assert memls(data_dir, "hooks", "uninstall", "claude", "--project", str(repo)).returncode == 0

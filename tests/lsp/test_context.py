@@ -56,3 +56,28 @@ async def test_briefing_and_promote_round_trip(client):
     with pytest.raises(JsonRpcException) as refused:
         await call(client, "memory/promote", id=stored["id"], to="/etc/passwd.md")
     assert refused.value.code == -32602 and "to" in str(refused.value)
+
+
+async def test_prompt_time_briefing_has_a_relevance_floor(client):
+    """standing false (the prompt hook's briefing): a prompt nothing in the project answers
+    gets nothing; one a memory answers gets that memory."""
+    await notes_indexed(client)
+    texts = [
+        ("The payment client retries a failed charge 3 times with exponential backoff", "fact"),
+        ("Money amounts are stored as integer cents, never as floats", "convention"),
+    ]
+    ingested = await call(  # answered once every item is embedded: the floor reads cosines
+        client, "memory/ingest", items=[{"text": t, "type": k} for t, k in texts]
+    )
+    retry = ingested["ids"][0]
+    for prompt in ("Write a haiku about debugging", "What is a tuple?"):
+        idle = await call(client, "memory/context", prompt=prompt, standing=False)
+        assert (idle["entries"], idle["markdown"]) == ([], ""), prompt
+    asked = await call(
+        client,
+        "memory/context",
+        prompt="How many times does the payment client retry a failed charge?",
+        standing=False,
+    )
+    assert [e["memory"]["id"] for e in asked["entries"]][:1] == [retry]
+    assert all(e["section"] == "relevant" for e in asked["entries"])

@@ -51,8 +51,10 @@ async def test_briefing_prompt_and_resource(tmp_path, workspace):
 
         with pytest.raises(McpError, match="budget"):
             await s.get_prompt("briefing", {"budget": "lots"})
-        with pytest.raises(McpError, match="budget"):
-            await s.get_prompt("briefing", {"budget": "10"})
+        for budget in ("10", "²", "9" * 5000):  # a digit that is no number; too many digits
+            with pytest.raises(McpError, match="budget") as bad:
+                await s.get_prompt("briefing", {"budget": budget})
+            assert bad.value.error.code == -32602
         with pytest.raises(McpError, match="colour"):
             await s.get_prompt("briefing", {"colour": "blue"})
         with pytest.raises(McpError, match="not one of your roots"):

@@ -29,13 +29,6 @@ SURROGATE_STORE = b'{"jsonrpc":"2.0","id":7,"method":"memory/store","params":{"t
 
 
 @pytest.fixture
-def root(tmp_path):
-    r = tmp_path / "proj"
-    r.mkdir()
-    return r
-
-
-@pytest.fixture
 def daemon(tmp_path):
     port = free_port()
     d = TcpDaemon(data_dir(tmp_path, SMALL_FRAMES), port)

@@ -18,13 +18,6 @@ from reliability.wire import TOKEN, StdioServer, TcpDaemon, data_dir, frame, no_
 
 
 @pytest.fixture
-def root(tmp_path):
-    r = tmp_path / "proj"
-    r.mkdir()
-    return r
-
-
-@pytest.fixture
 def stdio(tmp_path, root):
     server = StdioServer(data_dir(tmp_path))
     assert "result" in server.peer.initialize(root)

@@ -70,7 +70,9 @@ export async function rememberSelection(request: Request, args: RememberArgs = {
     ...(sourceUri ? { sourceUri, sourceRange } : {}),
     ...(citation ? { citations: [citation] } : {}),
   });
-  if (result.duplicate) {
+  if (result.duplicate === "near") {
+    void vscode.window.showInformationMessage(`memls: already remembered in other words (${result.id}).`);
+  } else if (result.duplicate) {
     void vscode.window.showInformationMessage(`memls: already remembered (${result.id}).`);
   } else {
     expectVerdict(result.id, result.project);

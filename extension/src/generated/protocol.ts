@@ -144,8 +144,10 @@ export interface Memory {
   feedbackScore?: number;
   id: string;
   invalidatedAt?: string | null;
+  lastSeenAt?: string | null;
   project: string;
   recordedAt: string;
+  seenAgain?: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
   stale?: boolean;
@@ -281,6 +283,8 @@ export interface DeadLettersResult {
 }
 export interface DoctorParams {
   project?: string | null;
+  repair?: boolean;
+  secrets?: boolean;
 }
 export interface DoctorResult {
   extra?: string[];
@@ -292,7 +296,19 @@ export interface DoctorResult {
   pending: number;
   problems: string[];
   project: string;
+  redacted?: string[];
+  secrets?: StoredSecret[];
   stale?: string[];
+}
+/**
+ * A secret found in a stored memory (by `memory/doctor` with secrets).
+ */
+export interface StoredSecret {
+  column: number;
+  id: string;
+  kind: string;
+  line: number;
+  place?: "forgetting_log" | "memory";
 }
 /**
  * Why a result scored what it did.
@@ -423,6 +439,7 @@ export interface IngestParams {
    */
   items: [StoreParams, ...StoreParams[]];
   project?: string | null;
+  redact?: boolean;
 }
 export interface StoreParams {
   /**
@@ -433,6 +450,7 @@ export interface StoreParams {
   force?: boolean;
   inferCitations?: boolean;
   project?: string | null;
+  redact?: boolean;
   sourceRange?: string | null;
   sourceUri?: string | null;
   /**
@@ -471,6 +489,15 @@ export interface MaintainResult {
   failed: DeadLetter[];
   project: string;
   retried: number;
+}
+/**
+ * A secret in a note's text, 0-based like an LSP range (one line).
+ */
+export interface NoteSecret {
+  end: number;
+  kind: string;
+  line: number;
+  start: number;
 }
 /**
  * memory/progress (server to client): long work on a project (reindex, import, ingest),
@@ -529,9 +556,11 @@ export interface QueryHit {
   feedbackScore?: number;
   id: string;
   invalidatedAt?: string | null;
+  lastSeenAt?: string | null;
   project: string;
   recordedAt: string;
   score: number;
+  seenAgain?: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
   stale?: boolean;
@@ -650,7 +679,7 @@ export interface StatsResult {
 }
 export interface StoreResult {
   created: boolean;
-  duplicate: boolean;
+  duplicate: boolean | "near";
   id: string;
   memory: Memory;
   project: string;
@@ -682,6 +711,7 @@ export interface SyncNoteResult {
   moved: string[];
   project: string;
   removed: string[];
+  secrets?: NoteSecret[];
   shared?: string[];
   unchanged: number;
   uri: string;

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+import msgspec
 import typer
 
 from memls import protocol
@@ -18,6 +19,7 @@ from memls.cli import (
 from memls.cli.common import (
     JsonOpt,
     ProjectOpt,
+    RedactOpt,
     State,
     _call,
     _emit,
@@ -25,6 +27,7 @@ from memls.cli.common import (
     _require_project,
     app,
     folder_key,
+    secret_lines,
 )
 from memls.daemon import open_engine
 from memls.errors import InvalidInput
@@ -179,25 +182,29 @@ def doctor(
         False,
         "--repair",
         help="Rebuild the vector index from SQLite if it "
-        "disagrees (deleted, corrupted, out of date).",
+        "disagrees (deleted, corrupted, out of date); with --secrets, redact the secrets found.",
     ),
+    secrets: bool = typer.Option(False, "--secrets", help="Also look for stored secrets."),
 ) -> None:
-    """Check the models and that the vector index agrees with SQLite (exit 1 if not)."""
-    params = _params(protocol.DoctorParams, {"project": project})
+    """Check the models, that the vector index agrees with SQLite and (--secrets) that no
+    stored memory holds a secret (exit 1 if not)."""
+    params = _params(protocol.DoctorParams, {"project": project, "secrets": secrets})
     with open_engine(State.data_dir, front="cli") as engine:
-        r = engine.doctor(params)
+        r = engine.doctor(msgspec.structs.replace(params, repair=repair))
+        redacted = r.redacted
         if repair:
             from memls.daemon.repair import repair_index
 
             for line in repair_index(engine, params.project):
                 print(f"repaired: {line}", file=sys.stderr)
-            r = engine.doctor(params)
+            r = msgspec.structs.replace(engine.doctor(params), redacted=redacted)
     lines = [f"memories {r.memories}, indexed {r.indexed}, pending {r.pending}"]
     for name, status in r.models.items():
         lines.append(
             f"{name}: {status.get('state')} {status.get('path') or ''} "
             f"{status.get('error') or ''}".rstrip()
         )
+    lines += secret_lines(r.secrets, redacted)
     lines += [f"problem: {x}" for x in r.problems] or ["ok"]
     _emit(r, as_json, "\n".join(lines))
     if not r.ok:
@@ -227,6 +234,7 @@ def import_(
     file: str = typer.Argument(..., help="An export file (- for stdin)."),
     project: Optional[str] = ProjectOpt,
     as_json: bool = JsonOpt,
+    redact: bool = RedactOpt,
 ) -> None:
     """Import an export of the same project, all or nothing (a progress bar on a terminal
     while the imported memories are indexed)."""
@@ -237,7 +245,7 @@ def import_(
         raise InvalidInput(f"cannot read {file}: {exc.strerror}", field="file") from None
     with open_engine(State.data_dir, front="cli") as engine:
         with progress.shown(engine, project, "import", quiet=not progress.wanted(as_json)):
-            counts = engine.import_(project, text.splitlines())
+            counts = engine.import_(project, text.splitlines(), redact=redact)
     if as_json:
         print(json.dumps({"project": project, "imported": counts}))
     else:
@@ -249,12 +257,13 @@ def ingest(
     file: str = typer.Argument(..., help="JSON Lines, one memory a line (- for stdin)."),
     project: Optional[str] = ProjectOpt,
     as_json: bool = JsonOpt,
+    redact: bool = RedactOpt,
 ) -> None:
     """Store many memories at once, all or none, and wait until they are indexed (a progress
     bar on a terminal). Each line is an object with the fields of `memory/store`: text, and
-    optionally type, validFrom, validUntil, sourceUri, sourceRange, force, and citations
-    ([{"path": "src/a.py", "startLine": 10, "endLine": 20}], paths relative to the project
-    folder)."""
+    optionally type, validFrom, validUntil, sourceUri, sourceRange, force, redact, and
+    citations ([{"path": "src/a.py", "startLine": 10, "endLine": 20}], paths relative to the
+    project folder)."""
     _require_project(project)
     project = folder_key(project)
     try:
@@ -278,7 +287,7 @@ def ingest(
         items.append(item)
     if not items:
         raise InvalidInput("the file holds no memories", field="file")
-    params = _params(protocol.IngestParams, {"project": project, "items": items})
+    params = _params(protocol.IngestParams, {"project": project, "items": items, "redact": redact})
     with open_engine(State.data_dir, front="cli") as engine:
         with progress.shown(engine, params.project, "ingest", quiet=not progress.wanted(as_json)):
             r = engine.ingest(params)

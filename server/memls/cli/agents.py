@@ -45,13 +45,22 @@ def context(
     project: Optional[str] = AgentProjectOpt,
     prompt: Optional[str] = typer.Option(None, "--prompt", help="What the agent is asked."),
     paths: Optional[list[str]] = typer.Option(
-        None, "--paths", "--path", help="A file the agent works on (repeat for more)."
+        None,
+        "--paths",
+        "--path",
+        help="Files the agent works on: several comma-separated (a.py,b.py), or repeat.",
     ),
     budget: int = typer.Option(800, "--budget", help="Tokens at most (50..32000)."),
     session: Optional[str] = typer.Option(
         None, "--session", help="Within one session, a memory is given once."
     ),
     reset: bool = typer.Option(False, "--reset", help="Forget what the session was given."),
+    standing: bool = typer.Option(
+        True,
+        "--standing/--no-standing",
+        help="--no-standing: only what is relevant to the prompt and paths (above the "
+        "relevance floor), as the prompt hook gives it.",
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """The project's briefing: standing decisions, conventions and constraints, then what is
@@ -59,10 +68,11 @@ def context(
     data = {
         "project": _project(project),
         "prompt": prompt,
-        "paths": paths or [],
+        "paths": [p.strip() for raw in paths or [] for p in raw.split(",") if p.strip()],
         "budget": budget,
         "session": session,
         "reset": reset,
+        "standing": standing,
     }
     r: protocol.ContextResult = _call("context", protocol.ContextParams, data)
     if as_json:

@@ -82,6 +82,18 @@ FLAGS = {
 
 ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
 JsonOpt = typer.Option(False, "--json", help="Print one JSON document on stdout.")
+RedactOpt = typer.Option(
+    False, "--redact", help="Replace secrets in memories by [REDACTED:kind] instead of refusing."
+)
+
+
+def secret_lines(found: list[Any], redacted: list[str]) -> list[str]:
+    """doctor --secrets: each secret found (where), then each memory redacted."""
+    return [
+        f"secret: {x.id} {x.kind} at line {x.line}, column {x.column}"
+        + (" (its forgetting log preview)" if x.place == "forgetting_log" else "")
+        for x in found
+    ] + [f"redacted: {memory_id}" for memory_id in redacted]
 
 
 class State:

@@ -38,7 +38,16 @@ def store(
     valid_from: Optional[str] = typer.Option(None, "--valid-from", help="ISO 8601; default now."),
     valid_until: Optional[str] = typer.Option(None, "--valid-until", help="ISO 8601."),
     source: Optional[str] = typer.Option(None, "--source", help="Source URI."),
-    force: bool = typer.Option(False, "--force", help="Store content that was forgotten."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Store anyway: content that was forgotten, or a restatement of a stored memory.",
+    ),
+    redact: bool = typer.Option(
+        False,
+        "--redact",
+        help="Replace a secret in the text by [REDACTED:kind] instead of refusing the memory.",
+    ),
     cite: list[str] = typer.Option(
         [],
         "--cite",
@@ -50,7 +59,8 @@ def store(
     ),
     as_json: bool = JsonOpt,
 ) -> None:
-    """Store a memory (a duplicate returns the existing id)."""
+    """Store a memory (a duplicate, or a restatement of a memory of the same type, returns
+    the existing id; a text holding a secret is refused unless --redact)."""
     data = {
         "text": text,
         "project": folder_key(project),
@@ -60,6 +70,7 @@ def store(
         "validUntil": valid_until,
         "sourceUri": source,
         "force": force,
+        "redact": redact,
     }
     params = _params(protocol.StoreParams, data)
     found: list[protocol.Conflict] = []
@@ -68,7 +79,12 @@ def store(
         if wait:
             engine.flush()
             found = engine.conflicts(protocol.ConflictsParams(project=r.project, id=r.id)).conflicts
-    if r.duplicate:
+    if r.duplicate == "near":
+        human = (
+            f"near duplicate: {r.id} already states this in {r.project!r} (seen again "
+            f"{r.memory.seen_again} times; --force stores it anyway)"
+        )
+    elif r.duplicate:
         human = f"duplicate: {r.id} already holds this content in {r.project!r}"
     else:
         human = f"stored {r.id} in {r.project!r}"

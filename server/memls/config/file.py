@@ -3,7 +3,7 @@ descriptions the docs are generated from."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
@@ -222,6 +222,21 @@ class Retrieval(_Section, frozen=True):
     ] = 256
 
 
+class Privacy(_Section, frozen=True):
+    """What a write does with a secret in a memory's text (detect-secrets' plugins: cloud
+    keys, tokens, private keys, JWTs, credentials in URLs, high-entropy assignments)."""
+
+    secrets: Annotated[
+        Literal["refuse", "redact"],
+        Meta(
+            extra={"expect": '"refuse" or "redact"'},
+            description="refuse: a memory holding a secret is not stored (the error names "
+            "the kind and where); redact: the secret is replaced by [REDACTED:kind] before "
+            "anything is written",
+        ),
+    ] = "refuse"
+
+
 ENGINE_RETRIEVAL_KEYS = ("cache", "cache_entries")
 """[retrieval] keys the engine reads itself (the query cache); the others tune the pipeline."""
 
@@ -259,6 +274,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_onl
     notes: Notes = msgspec.field(default_factory=Notes)
     retrieval: Retrieval = msgspec.field(default_factory=Retrieval)
     limits: Limits = msgspec.field(default_factory=Limits)
+    privacy: Privacy = msgspec.field(default_factory=Privacy)
 
 
 def sections() -> dict[str, type[msgspec.Struct]]:

@@ -53,6 +53,7 @@ class Settings:
     query_cache_entries: int = 256  # [retrieval] cache_entries
     max_frame_bytes: int = Limits().max_frame_bytes  # [limits] max_frame_bytes
     max_content_bytes: int = Limits().max_content_bytes  # [limits] max_content_bytes
+    secrets: str = "refuse"  # [privacy] secrets: refuse or redact
 
 
 def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> Settings:
@@ -84,6 +85,7 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         query_cache_entries=config.retrieval.cache_entries,
         max_frame_bytes=config.limits.max_frame_bytes,
         max_content_bytes=config.limits.max_content_bytes,
+        secrets=config.privacy.secrets,
     )
 
 

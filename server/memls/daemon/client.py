@@ -322,10 +322,11 @@ class RemoteEngine:
     def export(self, project: str | None) -> Iterator[dict[str, Any]]:
         return iter(self._request("memory/export", {"project": project})["lines"])
 
-    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
-        return dict(
-            self._request("memory/import", {"project": project, "lines": list(lines)})["imported"]
-        )
+    def import_(
+        self, project: str | None, lines: Iterable[str], *, redact: bool = False
+    ) -> dict[str, int]:
+        params = {"project": project, "lines": list(lines), "redact": redact}
+        return dict(self._request("memory/import", params)["imported"])
 
     # -------------------------------------------------------- life cycle
 

@@ -17,7 +17,7 @@ Besides every entry of `protocol.METHODS` the owner answers:
     $/unsubscribe  -> {"subscribed": false}
     $/flush        {"timeout": s} -> {"flushed": bool}   (Engine.flush: writes are indexed)
     memory/export  {"project"} -> {"lines": [{...}, ...]}  (Engine.export)
-    memory/import  {"project", "lines": ["...", ...]} -> {"imported": {table: n}}  (Engine.import_)
+    memory/import  {"project", "lines": ["...", ...], "redact"} -> {"imported": {...}}  (import_)
 
 Requests run on a small thread pool (the engine is thread-safe), so one slow call does not hold
 up another client; replies carry the request's id and may come back out of order. A bad client
@@ -86,7 +86,7 @@ class OwnerServer:
                 lines=list(self.engine.export(p.project))
             ),
             "memory/import": lambda p: protocol.ImportResult(
-                imported=self.engine.import_(p.project, p.lines)
+                imported=self.engine.import_(p.project, p.lines, redact=p.redact)
             ),
         }
 

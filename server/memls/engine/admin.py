@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memls import maintenance, protocol
+from memls.engine.privacy import StoredSecrets
 from memls.engine.shared import Announcer, Clock, Indexing, Units
 from memls.errors import Refused
 from memls.index.chroma import VectorIndex, metadata
@@ -33,6 +34,7 @@ class Admin:
         directory: Path,
         ttl_days: dict[str, float],
         degraded: Callable[[], list[str]],
+        stored_secrets: StoredSecrets | None = None,
     ) -> None:
         self.units = units
         self.storage = storage
@@ -44,6 +46,7 @@ class Admin:
         self.directory = directory
         self.ttl_days = ttl_days
         self.degraded = degraded
+        self.stored_secrets = stored_secrets
 
     def health(self, params: protocol.HealthParams | None = None) -> protocol.HealthResult:
         from memls import __version__
@@ -142,6 +145,15 @@ class Admin:
                     problems.append(
                         f"{len(ids)} memories {label} the vector index (run memls reindex)"
                     )
+        found: list[protocol.StoredSecret] = []
+        redacted: list[str] = []
+        if params.secrets and self.stored_secrets is not None:
+            found, redacted = self.stored_secrets.check(project, repair=params.repair)
+            if found and not redacted:
+                problems.append(
+                    f"{len({f.id for f in found})} memories hold secrets (memls doctor "
+                    "--secrets --repair redacts them)"
+                )
         return protocol.DoctorResult(
             project=project,
             ok=not problems,
@@ -153,6 +165,8 @@ class Admin:
             missing=missing,
             extra=extra,
             stale=stale,
+            secrets=found,
+            redacted=redacted,
         )
 
     def _token_problems(self, project: str, rows: list[Any], pending: set[str]) -> list[str]:

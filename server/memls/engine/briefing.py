@@ -4,7 +4,8 @@ within a token budget.
 Two sections: the standing decisions, conventions and constraints (current: superseded ones
 and the losing side of a contradiction left out; stale ones marked), then the memories most
 relevant to the prompt and paths (what comes from or cites one of the paths, then the query
-at the interactive depth by default). Whole entries are kept in order of relevance (relevant
+at the interactive depth by default; at prompt time, standing false, only the query's hits
+above a relevance floor). Whole entries are kept in order of relevance (relevant
 ones first, then the standing ones,
 verified before candidate, constraints, decisions, conventions, newest first) until the budget
 is spent; the rest are dropped whole, never cut. Within one session a memory already given is
@@ -14,6 +15,7 @@ not given again. Tokens are counted with the packaged embedder's tokenizer
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import PurePosixPath
@@ -29,6 +31,16 @@ STANDING_TYPES: tuple[protocol.MemoryType, ...] = ("constraint", "decision", "co
 Candidate = tuple[str, protocol.Memory, float | None]  # (section, memory, query score)
 SESSION_DAYS = 7  # what a session was given is kept this long
 QUERY_CHARS = 2000  # a long prompt (a pasted log) is searched by its first characters
+# The relevance floor of prompt-time memories (a prompt, standing false: Claude Code's
+# UserPromptSubmit): a hit is given only if its embedding cosine, or its BM25 score over the
+# natural log of the full-text index's rows (BM25's IDF grows so with the store), reaches
+# these: figures the query has anyway (its own score is relative to its batch, so some hit
+# always tops it). Chosen on the tune half of benchmarks/data/prompt-relevance.json;
+# held-out figures in docs/mcp.md (benchmarks/prompt_floor.py, results/prompt-floor.txt and,
+# with 1,000 more memories, prompt-floor-1000.txt). Without vectors (settings: vectors =
+# false, or degraded) there is no floor: BM25 alone was not measured as one.
+FLOOR_COSINE = 0.70
+FLOOR_BM25 = 1.40  # x ln(the rows of the full-text index)
 
 
 class Counter(Protocol):
@@ -63,6 +75,16 @@ def _paths_of(m: protocol.Memory) -> set[str]:
     return found
 
 
+def answers(hit: protocol.QueryHit, rows: int) -> bool:
+    """A hit above the relevance floor (a hit without its figures is kept: not judged);
+    `rows`: those of the full-text index, which BM25's scale grows with."""
+    e = hit.explain
+    if e is None:
+        return True
+    bm25 = (e.bm25 or 0.0) / math.log(max(rows, 3))
+    return (e.vector or 0.0) >= FLOOR_COSINE or bm25 >= FLOOR_BM25
+
+
 def _touches(m: protocol.Memory, paths: list[str]) -> bool:
     """Whether the memory comes from or cites one of `paths` (compared by their tails)."""
     mine = [PurePosixPath(p) for p in _paths_of(m)]
@@ -83,6 +105,7 @@ class Briefing:
         *,
         list_memories: Callable[[protocol.ListParams], protocol.ListResult],
         query: Callable[[protocol.QueryParams], protocol.QueryResult],
+        indexed_rows: Callable[[], int],
         sessions: Callable[[str], AbstractContextManager[BriefingSessions]],
         given: Callable[[str], AbstractContextManager[BriefingSessions]],
         counter: Counter,
@@ -90,6 +113,7 @@ class Briefing:
     ) -> None:
         self._list = list_memories
         self._query = query
+        self._rows = indexed_rows
         self._sessions = sessions  # a write: what a session was given
         self._given = given  # a read of the same
         self._counter = counter
@@ -170,12 +194,19 @@ class Briefing:
         words = " ".join([params.prompt or "", *params.paths]).strip()[:QUERY_CHARS]
         if not words:
             return found, []
+        floor = bool(params.prompt) and not params.standing
         result = self._query(
-            protocol.QueryParams(query=words, project=project, k=params.k, depth=params.depth)
+            protocol.QueryParams(
+                query=words, project=project, k=params.k, depth=params.depth, explain=floor
+            )
         )
         taken = shown | {m.id for m, _ in found}
+        floor = floor and any(h.explain and h.explain.vector is not None for h in result.results)
+        rows = self._rows() if floor else 0
         found += [
-            (_plain(h), h.score) for h in result.results if h.id not in taken and not loses(h)
+            (_plain(h), h.score)
+            for h in result.results
+            if h.id not in taken and not loses(h) and (not floor or answers(h, rows))
         ]
         return found, list(result.degraded)
 

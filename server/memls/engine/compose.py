@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memls.config import Settings
+from memls.dedup.lookup import NearDuplicates
 from memls.engine.admin import Admin
 from memls.engine.briefing import Briefing
 from memls.engine.cache import QueryCache
 from memls.engine.citations import Citations
 from memls.engine.conflicts import Conflicts
 from memls.engine.notes import Notes
+from memls.engine.privacy import StoredSecrets
 from memls.engine.promote import Promote
 from memls.engine.reads import Reads
 from memls.engine.review import Review
@@ -76,7 +78,9 @@ def compose(
     indexing = Indexing(indexer)
     status = functools.partial(degraded, models, indexer)
 
-    writes = Writes(units, clock, indexing, announcer)
+    redact = settings.secrets == "redact"  # [privacy] secrets
+    near = NearDuplicates(storage.search, index, models)
+    writes = Writes(units, clock, indexing, announcer, near=near, redact=redact)
     citations = Citations(
         units.write,
         units.read,
@@ -142,6 +146,7 @@ def compose(
             directory=directory,
             ttl_days=settings.ttl_days,
             degraded=status,
+            stored_secrets=StoredSecrets(units, clock, indexing, announcer),
         ),
         transfers=Transfers(
             units,
@@ -151,10 +156,12 @@ def compose(
             announcer,
             vectors=index is not None,
             store=writes.store,
+            redact=redact,
         ),
         briefing=Briefing(
             list_memories=reads.list,
             query=reads.query,
+            indexed_rows=storage.search.indexed_rows,
             sessions=storage.briefing_sessions,
             given=storage.briefing_given,
             counter=TokenCounter(settings.embedder_dir),

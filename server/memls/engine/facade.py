@@ -11,6 +11,7 @@ opens the parts it owns, `compose` builds the use cases from them, and `Engine` 
     conflicts.py  Conflicts  detection after indexing, conflicts, resolve, check_pair
     admin.py      Admin      health, doctor, reindex, maintain, dead_letters
     transfers.py  Transfers  ingest, export, import_
+    privacy.py    StoredSecrets  doctor's look for secrets older versions stored, and repair
     briefing.py   Briefing   context
     promote.py    Promote    promote
     shared.py     what they share: the units of work as the acting front, the listeners, the
@@ -376,5 +377,7 @@ class Engine:
     def export(self, project: str | None) -> Iterator[dict[str, Any]]:
         return self._cases.transfers.export(project)
 
-    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
-        return self._cases.transfers.import_(project, lines)
+    def import_(
+        self, project: str | None, lines: Iterable[str], *, redact: bool = False
+    ) -> dict[str, int]:
+        return self._cases.transfers.import_(project, lines, redact=redact)

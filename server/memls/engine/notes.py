@@ -10,7 +10,7 @@ from urllib.parse import unquote, urlsplit
 
 import msgspec
 
-from memls import protocol
+from memls import protocol, secrets, textnorm
 from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
 from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text
 from memls.engine.writes import clear_tombstone, insert
@@ -53,6 +53,31 @@ def note_links(facts: dict[str, NoteFacts]) -> list[dict[str, Any]]:
     return out
 
 
+def note_secrets(text: str) -> list[protocol.NoteSecret]:
+    """The secrets in a note's text, each on the line where it starts (0-based, as LSP)."""
+    out = []
+    for finding in secrets.find(text):
+        line_start = text.rfind("\n", 0, finding.start) + 1
+        line_end = text.find("\n", finding.start)
+        line_end = len(text) if line_end < 0 else line_end
+        out.append(
+            protocol.NoteSecret(
+                line=finding.line,
+                start=finding.start - line_start,
+                end=min(finding.end, line_end) - line_start,
+                kind=finding.kind,
+            )
+        )
+    return out
+
+
+def _redacted(unit: Any) -> Any:
+    text = secrets.redact(unit.text)
+    if text == unit.text:
+        return unit
+    return msgspec.structs.replace(unit, text=text, key=textnorm.canonical_hash(text))
+
+
 def uri_path(uri: str) -> str:
     """The file path of a `file:` URI (the URI itself for any other scheme)."""
     parts = urlsplit(uri)
@@ -88,6 +113,9 @@ class Notes:
         uri = checked_text(params.uri, "uri")
         assert uri is not None
         units = parse(params.text, default_type=params.default_type) if params.text else []
+        found = note_secrets(params.text or "")
+        if found:  # the note is the source of truth: its units are kept, their secrets not
+            units = [_redacted(unit) for unit in units]
         now = self.clock()
         added: list[str] = []
         removed: list[str] = []
@@ -145,6 +173,7 @@ class Notes:
             moved=moved,
             unchanged=unchanged,
             shared=shared,
+            secrets=found,
         )
 
     def _note_kind(self, uri: str, project: str) -> protocol.NoteKind:

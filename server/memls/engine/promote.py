@@ -5,14 +5,13 @@ watcher reads the item back as the same memory, never as a second one."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 from memls import protocol
 from memls.errors import InvalidInput, NotFound, Refused
+from memls.files import replace_text
 from memls.notes import default_type
 from memls.notes.promote import place
 from memls.scope import VISIBLE_TRUST, project_key
@@ -20,8 +19,9 @@ from memls.store.unit import Tx
 
 
 def note_uri(path: Path) -> str:
-    """The note's URI as the editor's note watcher names a file it finds on disk."""
-    return "file://" + path.as_posix()
+    """The note's URI as the editor's note watcher names a file it finds on disk: percent-
+    encoded (a space is %20, a '#' is %23 and not the start of a fragment)."""
+    return path.as_uri()
 
 
 def _target(project: str, to: str) -> Path:
@@ -37,30 +37,13 @@ def _target(project: str, to: str) -> Path:
         raise InvalidInput(
             "a Markdown file (.md) inside the project, relative to its folder", field="to"
         )
-    target = (folder / relative).resolve()
+    try:
+        target = (folder / relative).resolve()
+    except OSError as exc:  # a name too long, a link loop
+        raise InvalidInput(f"not a usable path: {exc.strerror}", field="to") from None
     if not target.is_relative_to(folder.resolve()):
         raise InvalidInput("the note must be inside the project's folder", field="to")
     return target
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Replace the file at once (a reader never sees half of it), keeping its mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        if mode is not None:
-            os.chmod(temp, mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temp, 0o666 & ~umask)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 class Promote:
@@ -98,14 +81,22 @@ class Promote:
                 "that note",
                 field="id",
             )
-        existed = path.exists()
-        before = path.read_text(encoding="utf-8") if existed else None
+        try:
+            existed = path.exists()  # a name too long for the file system is an OSError
+            before = path.read_text(encoding="utf-8") if existed else None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise Refused(
+                f"the note {path} cannot be read as UTF-8 text: {exc}", field="to"
+            ) from None
         try:
             placed = place(before, memory.content, memory.type, memory.canonical_hash)
         except ValueError as exc:
             raise Refused(f"memory {memory.id} cannot be written as a note item: {exc}") from None
         if placed.changed:
-            _write_text(path, placed.note)
+            try:
+                replace_text(path, placed.note)
+            except OSError as exc:
+                raise Refused(f"the note {path} cannot be written: {exc}", field="to") from None
         unit = placed.unit
         where = protocol.SourceRange(
             unit.start_line, unit.start_char, unit.end_line, unit.end_char

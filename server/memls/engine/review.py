@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, cast
 
-from memls import lifecycle, protocol
+from memls import lifecycle, protocol, secrets
 from memls.engine.shared import (
     Announcer,
     Clock,
@@ -62,6 +62,8 @@ class Review:
     def feedback(self, params: protocol.FeedbackParams) -> protocol.FeedbackResult:
         project = project_key(params.project)
         query = checked_text(params.query, "query", required=False)
+        if query is not None:  # kept with the signal: a secret in it is kept redacted
+            query = secrets.redact(query)
         now = self.clock()
         with self.units.write(project) as tx:
             row = require(tx, params.id)

@@ -28,6 +28,7 @@ class Transfers:
         *,
         vectors: bool,
         store: Callable[[protocol.StoreParams], protocol.StoreResult],
+        redact: bool = False,
     ) -> None:
         self.units = units
         self.storage = storage
@@ -36,6 +37,7 @@ class Transfers:
         self.announcer = announcer
         self.vectors = vectors
         self.store = store
+        self.redact = redact  # [privacy] secrets = "redact": imports redact too
 
     def ingest(self, params: protocol.IngestParams) -> protocol.IngestResult:
         """Store many memories, all or none (one transaction), then wait until the vector
@@ -48,7 +50,9 @@ class Transfers:
                     f"item {number} names project {item.project!r}, not {project!r}",
                     field="items",
                 )
-            items.append(msgspec.structs.replace(item, project=project))
+            items.append(
+                msgspec.structs.replace(item, project=project, redact=item.redact or params.redact)
+            )
         work = self.announcer.work(project, "ingest")
         work.start("writing", len(items))
         ids: list[str] = []
@@ -62,7 +66,7 @@ class Transfers:
                         exc.message = f"item {number}: {exc.message}"
                         raise
                     ids.append(stored.id)
-                    duplicates += stored.duplicate
+                    duplicates += bool(stored.duplicate)
                     work.advance(number)
         except BaseException:
             work.end("nothing stored")
@@ -85,16 +89,24 @@ class Transfers:
     def export(self, project: str | None) -> Iterator[dict[str, Any]]:
         return transfer.export(self.storage, project_key(project))
 
-    def import_(self, project: str | None, lines: Iterable[str]) -> dict[str, int]:
+    def import_(
+        self, project: str | None, lines: Iterable[str], *, redact: bool = False
+    ) -> dict[str, int]:
         """All or nothing (one transaction), then the wait until the vector index holds the
-        imported memories; progress as memory/progress ("writing", then "indexing")."""
+        imported memories; progress as memory/progress ("writing", then "indexing"). A memory
+        holding a secret refuses the import (naming its line), or is redacted when asked."""
         key = project_key(project)
         lines = list(lines)
         work = self.announcer.work(key, "import")
         work.start("writing", len(lines))
         try:
             counts = transfer.import_lines(
-                self.storage, key, lines, now=self.clock(), front=self.units.front
+                self.storage,
+                key,
+                lines,
+                now=self.clock(),
+                front=self.units.front,
+                redact=redact or self.redact,
             )
         except BaseException:
             work.end("nothing imported")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memls import protocol, textnorm, timeutil
+from memls import protocol, secrets, textnorm, timeutil
+from memls.dedup.lookup import NearDuplicates
 from memls.engine import cite
 from memls.engine.shared import (
     Announcer,
@@ -23,20 +24,33 @@ from memls.store.unit import Tx
 
 class Writes:
     """store, supersede, forget: each one unit of work, then the indexer kicked and the
-    fronts told."""
+    fronts told. A store's text is checked for secrets (refused, or redacted when asked or
+    when `redact` is the setting: [privacy] secrets = "redact"), and a restatement of a
+    memory of the same type is answered with that memory (`near`, None: exact duplicates
+    only)."""
 
     def __init__(
-        self, units: Units, clock: Clock, indexing: Indexing, announcer: Announcer
+        self,
+        units: Units,
+        clock: Clock,
+        indexing: Indexing,
+        announcer: Announcer,
+        *,
+        near: NearDuplicates | None = None,
+        redact: bool = False,
     ) -> None:
         self.units = units
         self.clock = clock
         self.indexing = indexing
         self.announcer = announcer
+        self.near = near
+        self.redact = redact
 
     def store(self, params: protocol.StoreParams) -> protocol.StoreResult:
         project = project_key(params.project)
         text = checked_text(params.text, "text")
         assert text is not None
+        text = secrets.screen(text, "text", redact_it=params.redact or self.redact)
         now = self.clock()
         valid_from = (
             timeutil.parse_ts(params.valid_from, field="validFrom") if params.valid_from else now
@@ -67,13 +81,19 @@ class Writes:
                     "(review restore) to use it again",
                     field="text",
                 )
+            near = False
+            if existing is None and not params.force and self.near is not None:
+                found = self.near.find(project, text, params.type, now)
+                existing = tx.memories.existing(found) if found is not None else None
+                near = existing is not None
             if existing is not None:
-                memory = tx.records([existing])[0]
+                tx.memories.seen_again(existing["id"], now)
+                memory = fetch_memory(tx, existing["id"])
                 return protocol.StoreResult(
                     id=memory.id,
                     project=project,
                     created=False,
-                    duplicate=True,
+                    duplicate="near" if near else True,
                     memory=memory,
                     tombstone_cleared=cleared,
                 )

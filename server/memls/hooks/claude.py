@@ -15,12 +15,12 @@ them. Pure functions on the parsed JSON, plus the file I/O around them."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from memls.files import replace_text
 
 COMMAND_NAME = "memls-hook"
 EVENTS = ("SessionStart", "UserPromptSubmit")
@@ -165,18 +165,9 @@ def read(path: Path) -> dict[str, Any] | None:
 
 
 def write(path: Path, settings: dict[str, Any]) -> None:
-    """Replace the file at once (2-space JSON, as Claude Code writes it), keeping its mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    """Replace the file at once (2-space JSON, as Claude Code writes it), keeping its mode; a
+    new one is owner-only (it names this machine's paths)."""
+    replace_text(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n", mode=0o600)
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,11 @@ class Options:
             raise ValueError(USAGE)
         for flag, value in pairs.items():
             name, kind = FLAGS[flag]
-            setattr(self, name, kind(value))
+            try:
+                setattr(self, name, kind(value))
+            except ValueError:
+                number = "a whole number" if kind is int else "a number"
+                raise ValueError(f"{flag}: {value!r} is not {number}") from None
 
 
 FLAGS: dict[str, tuple[str, Any]] = {

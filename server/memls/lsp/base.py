@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from memls import __version__
+from memls import __version__, protocol
 from memls.lsp.projects import Projects
 from memls.lsp.settings import ClientSettings
 from memls.lsp.wire import MemlsProtocol, converter
@@ -46,6 +46,8 @@ class ServerBase(LanguageServer):
         self.settings = ClientSettings()
         self.used_projects: set[str] = set()
         self.indexed: dict[str, str] = {}  # note uri -> project (kept by NoteSync)
+        # note uri -> the secrets its text holds (kept by NoteSync, shown by Publisher)
+        self.note_secrets: dict[str, list[protocol.NoteSecret]] = {}
         self.open_error: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[Any]] = set()

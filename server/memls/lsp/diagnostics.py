@@ -1,4 +1,5 @@
-"""Contradictions as editor diagnostics and code actions (pure: conflicts in, LSP types out)."""
+"""Contradictions and secrets as editor diagnostics, and code actions (pure: conflicts in, LSP
+types out)."""
 
 from __future__ import annotations
 
@@ -128,6 +129,34 @@ def for_links(
                     )
                 ],
                 data={"newerUri": link.newer_uri, "relation": link.relation},
+            )
+        )
+    return out
+
+
+def for_secrets(
+    found: list[protocol.NoteSecret], lines: list[str] | None = None
+) -> list[types.Diagnostic]:
+    """A Warning on each secret in a note: memls indexed the line with the secret redacted;
+    the file itself still holds it."""
+    out = []
+    for s in found:
+        start = _utf16(lines, s.line, s.start) if lines else s.start
+        end = _utf16(lines, s.line, s.end) if lines else s.end
+        out.append(
+            types.Diagnostic(
+                range=types.Range(
+                    start=types.Position(line=s.line, character=start),
+                    end=types.Position(line=s.line, character=end),
+                ),
+                severity=types.DiagnosticSeverity.Warning,
+                source=SOURCE,
+                code="secret",
+                message=(
+                    f"A secret ({s.kind}) in a note: memls indexed this line as "
+                    f"[REDACTED:{s.kind}]; the file still holds it (move it to your secret "
+                    "store and rotate it)"
+                ),
             )
         )
     return out

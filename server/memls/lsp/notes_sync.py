@@ -86,13 +86,16 @@ class NoteSync(ServerBase):
             ),
         )
         try:
-            await self.run("sync_note", params)
+            result = await self.run("sync_note", params)
         except MemlsError as exc:
             log.warning("indexing %s failed: %s", uri, exc)
             return
         first = uri not in self.indexed
         self.indexed[uri] = folder.project
-        if refresh and first:  # pairs read before may sit in this note: show them now
+        secrets_changed = self.note_secrets.get(uri, []) != result.secrets
+        self.note_secrets[uri] = result.secrets
+        # pairs read before may sit in this note, and its secrets are shown as they change
+        if (refresh and first) or secrets_changed:
             self.publish(folder.project)
 
     async def watch(self) -> None:

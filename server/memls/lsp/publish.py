@@ -78,13 +78,19 @@ class Publisher(ServerBase):
         for link in self.note_links.get(project, []):
             if link.older_uri in self.indexed:
                 links.setdefault(link.older_uri, []).append(link)
+        leaks = {
+            uri: found
+            for uri, found in self.note_secrets.items()
+            if found and self.indexed.get(uri) == project
+        }
         previous = self.published.get(project, set())
-        for uri in previous | set(by_uri) | set(links):
+        for uri in previous | set(by_uri) | set(links) | set(leaks):
             doc = self.workspace.text_documents.get(uri)
             lines = split_lines(doc.source) if doc is not None else None
             items = diag.for_document(uri, by_uri.get(uri, []), lines)
             items += diag.for_links(uri, links.get(uri, []), lines)
+            items += diag.for_secrets(leaks.get(uri, []), lines)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
             )
-        self.published[project] = set(by_uri) | set(links)
+        self.published[project] = set(by_uri) | set(links) | set(leaks)

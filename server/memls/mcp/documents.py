@@ -139,8 +139,10 @@ def _prompt_params(project: str, arguments: dict[str, str]) -> protocol.ContextP
         data["paths"] = paths
     budget = (arguments.get("budget") or "").strip()
     if budget:
-        if not budget.isdigit():
+        if not (budget.isascii() and budget.isdigit()):  # "²".isdigit() is true
             raise InvalidInput("a whole number of tokens", field="budget")
+        if len(budget) > 9:  # int() refuses past 4,300 digits; any of these is out of range
+            raise InvalidInput("a whole number of tokens from 50 to 32000", field="budget")
         data["budget"] = int(budget)
     params: protocol.ContextParams = protocol.parse(protocol.ContextParams, data)
     return params

@@ -116,7 +116,12 @@ def recall(result, project: str) -> str:
 
 def stored(result) -> str:
     m = result.memory
-    if result.duplicate:
+    if result.duplicate == "near":
+        what = (
+            f"Already remembered as {m.id} (the same claim in other words, seen again "
+            f"{m.seen_again} times); nothing new was stored."
+        )
+    elif result.duplicate:
         what = f"Already remembered as {m.id} (the same content); nothing new was stored."
     else:
         what = (

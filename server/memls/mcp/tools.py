@@ -97,9 +97,12 @@ TOOLS: list[Tool] = [
             "Store one durable statement about this project that a future session should know: "
             "a decision and its reason, a convention, a preference of the user, a lesson "
             "learned, a constraint. One statement per call, in your own plain words, specific "
-            "enough to act on. Do not store secrets, transient task state or things already in "
-            "the code. It is stored with trust `candidate` (visible to recall, marked as not "
-            "reviewed) until a person approves it. Storing the same content again returns the "
+            "enough to act on. Do not store transient task state or things already in the code. "
+            "A statement holding a secret (an API key, token, password, private key, "
+            "credentials in a URL) is refused, naming the kind and where: leave the secret "
+            "out, or pass redact to store it as [REDACTED:kind]. It is stored with trust "
+            "`candidate` (visible to recall, marked as not reviewed) until a person approves "
+            "it. Storing the same content again, or the same claim in other words, returns the "
             "existing memory. The result lists what the statement contradicts (project notes "
             "included); if it replaces an older statement, call supersede or resolve_conflict."
         ),
@@ -119,6 +122,8 @@ TOOLS: list[Tool] = [
             "sourceRange": "Lines in that source, as `startLine:startChar-endLine:endChar` "
             "(zero-based).",
             "derivedFrom": "The id of a memory this one was derived from.",
+            "redact": "Replace a secret in the text by [REDACTED:kind] instead of refusing "
+            "the statement (default false).",
             "citations": "The code this statement is about, so that memls can tell when it "
             "changes: each `{path, startLine, endLine}` (path relative to the project folder, "
             "lines 1-based inclusive; no lines: the whole file) or `{path, symbol}` for a "

@@ -23,6 +23,7 @@ class ExportParams(Wire):
 class ImportParams(Wire):
     lines: list[str]
     project: Project | None = None
+    redact: bool = False  # memories' secrets redacted instead of refusing the import
 
 
 class HelloParams(Wire):

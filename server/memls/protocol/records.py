@@ -66,6 +66,8 @@ class Memory(Wire):
     source_uri: str | None = None
     source_range: str | None = None
     derived_from: str | None = None
+    seen_again: int = 0  # times the same claim was stated again and not stored twice
+    last_seen_at: str | None = None  # the last of those times
     supersedes: list[str] = []
     superseded_by: list[str] = []
     contradicts: list[ConflictRef] = []  # open pairs where this is the newer statement

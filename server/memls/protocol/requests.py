@@ -65,18 +65,23 @@ class StoreParams(Wire):
     source_uri: Uri | None = None
     source_range: RangeText | None = None
     derived_from: MemoryId | None = None
+    # store anyway: forgotten content (its tombstone cleared) and a near duplicate
     force: bool = False
     citations: Annotated[list[CitationSpec], msgspec.Meta(max_length=MAX_CITATIONS)] = []
     # a project-relative path or a `symbol` named in the text that exists in the project
     # becomes an inferred citation (project folders only)
     infer_citations: bool = True
+    # a secret in the text is replaced by [REDACTED:kind] instead of refusing the memory
+    redact: bool = False
 
 
 class StoreResult(Wire):
     id: str
     project: str
     created: bool
-    duplicate: bool
+    # true: this exact content is memory `id`; "near": `id` states the same claim in other
+    # words (the new text was not stored; `memory.seenAgain` counts such restatements)
+    duplicate: bool | Literal["near"]
     memory: Memory
     tombstone_cleared: bool = False
 
@@ -268,6 +273,19 @@ class ReindexResult(Wire):
 
 class DoctorParams(Wire):
     project: Project | None = None
+    secrets: bool = False  # also look for secrets in the stored memories
+    repair: bool = False  # with secrets: redact the ones found ([REDACTED:kind])
+
+
+class StoredSecret(Wire):
+    """A secret found in a stored memory (by `memory/doctor` with secrets)."""
+
+    id: str
+    kind: str
+    line: int  # 1-based, in the memory's text
+    column: int  # 1-based
+    # where: the memory's text, or the preview the forgetting log keeps of a forgotten one
+    place: Literal["memory", "forgetting_log"] = "memory"
 
 
 class DoctorResult(Wire):
@@ -281,6 +299,8 @@ class DoctorResult(Wire):
     missing: list[str] = []
     extra: list[str] = []
     stale: list[str] = []
+    secrets: list[StoredSecret] = []  # with params.secrets: what was found
+    redacted: list[str] = []  # with params.repair: the memories whose secrets were redacted
 
 
 class HealthParams(Wire):
@@ -320,6 +340,16 @@ class SyncNoteResult(Wire):
     moved: list[str]
     unchanged: int
     shared: list[str] = []  # units whose text another source already holds (deduplicated)
+    secrets: list[NoteSecret] = []  # secrets in the note: their units are indexed redacted
+
+
+class NoteSecret(Wire):
+    """A secret in a note's text, 0-based like an LSP range (one line)."""
+
+    line: int
+    start: int  # character of the line
+    end: int
+    kind: str
 
 
 class ChangedNotification(Wire):
@@ -352,6 +382,7 @@ class IngestParams(Wire):
 
     items: Annotated[list[StoreParams], msgspec.Meta(min_length=1, max_length=100_000)]
     project: Project | None = None
+    redact: bool = False  # every item's secrets redacted (as an item's own redact)
 
 
 class IngestResult(Wire):

@@ -27,6 +27,21 @@ class Forgetting(Repository):
             front=front,
         )
 
+    def previews(self) -> list[sqlite3.Row]:
+        """(seq, memory_id, preview) of every entry of the project (doctor's secrets check)."""
+        return self._all(
+            "SELECT seq, memory_id, preview FROM forgetting_log WHERE project = :project "
+            "ORDER BY seq"
+        )
+
+    def set_preview(self, seq: int, preview: str) -> None:
+        """Replace an entry's preview (a secret an older version kept in it, redacted)."""
+        self._exec(
+            "UPDATE forgetting_log SET preview = :preview WHERE seq = :seq AND project = :project",
+            seq=seq,
+            preview=preview,
+        )
+
     def last(self, memory_id: str) -> sqlite3.Row | None:
         """The latest log entry of a memory id in this project."""
         return self._one(

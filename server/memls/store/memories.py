@@ -31,6 +31,8 @@ MEMORY_FIELDS = (
     "source_uri",
     "source_range",
     "derived_from",
+    "seen_again",
+    "last_seen_at",
 )
 COLUMNS = "m.seq, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
 """Every memory field, plus `seq` (insertion order, for tie-breaks)."""
@@ -245,6 +247,33 @@ class Memories(Repository):
             derived_from=derived_from,
         )
         return memory_id
+
+    def seen_again(self, memory_id: str, at: str) -> None:
+        """The memory was stated again (an exact or near duplicate of it was not stored)."""
+        self._exec(
+            "UPDATE memories SET seen_again = seen_again + 1, last_seen_at = :at "
+            "WHERE id = :id AND project = :project",
+            id=memory_id,
+            at=at,
+        )
+
+    def with_content(self) -> list[sqlite3.Row]:
+        """(id, content) of every memory of the project, in insertion order (doctor's
+        secrets check reads them all)."""
+        return self._exec(
+            "SELECT id, content FROM memories WHERE project = :project ORDER BY seq"
+        ).fetchall()
+
+    def rewrite(self, memory_id: str, content: str, content_hash: str, canonical: str) -> None:
+        """Replace a memory's text (a redaction of a secret stored by an older version)."""
+        self._exec(
+            "UPDATE memories SET content = :content, content_hash = :content_hash, "
+            "canonical_hash = :canonical WHERE id = :id AND project = :project",
+            id=memory_id,
+            content=content,
+            content_hash=content_hash,
+            canonical=canonical,
+        )
 
     def set_range(self, memory_id: str, source_range: str) -> None:
         self._exec(

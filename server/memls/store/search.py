@@ -73,6 +73,13 @@ class SearchQueries:
             ).fetchall()
         return {row["id"]: -row["rank"] for row in rows}
 
+    def indexed_rows(self) -> int:
+        """The rows of the full-text index (every project's), the N of BM25's IDF: the
+        highest row number, read from the primary key at once (a count would read every
+        row; rows deleted since barely move its logarithm, which is what is used)."""
+        with self.db.transaction(write=False) as conn:
+            return int(conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()[0])
+
     def containing(
         self, seen: Visibility, stems: Iterable[str], n: int, *, every: bool
     ) -> list[str]:

@@ -43,6 +43,11 @@ def columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [row[1] for row in conn.execute(f"PRAGMA table_info({table})") if row[1] != "seq"]
 
 
+def defaulted(conn: sqlite3.Connection, table: str) -> set[str]:
+    """The columns of a table that have a default value."""
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})") if row[4] is not None}
+
+
 def export_rows(conn: sqlite3.Connection, project: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """(table, row) for every row of the project, parents first, each table in its order."""
     for table in TABLES:
@@ -64,6 +69,7 @@ def import_rows(
     project, of a known table with exactly its columns, and name no other project's memory."""
     counts = {table: 0 for table in TABLES}
     names = {table: columns(conn, table) for table in TABLES}
+    optional = {table: defaulted(conn, table) for table in TABLES}
     for number, table, row in rows:
         if table not in TABLES:
             raise InvalidInput(f"line {number}: unknown table {table!r}", field="file")
@@ -72,17 +78,19 @@ def import_rows(
                 f"line {number}: row of project {row.get('project')!r}, not {project!r}",
                 field="file",
             )
-        if sorted(row) != sorted(names[table]):
+        # a column a later schema added with a default may be absent (an older export)
+        if not set(names[table]) - optional[table] <= set(row) <= set(names[table]):
             raise InvalidInput(
                 f"line {number}: {table} rows have columns {', '.join(names[table])}", field="file"
             )
     _refuse_foreign(conn, project, rows)
     for number, table, row in rows:
         try:
+            given = [name for name in names[table] if name in row]
             conn.execute(
-                f"INSERT INTO {table} ({', '.join(names[table])}) "
-                f"VALUES ({', '.join('?' for _ in names[table])})",
-                [row[name] for name in names[table]],
+                f"INSERT INTO {table} ({', '.join(given)}) "
+                f"VALUES ({', '.join('?' for _ in given)})",
+                [row[name] for name in given],
             )
         except sqlite3.IntegrityError as exc:
             raise Refused(
