@@ -170,7 +170,7 @@ class Detector:
                 kept.append(i)
         return kept[:TARGETED]
 
-    def common(self, row: sqlite3.Row) -> frozenset[str]:
+    def common(self, row: sqlite3.Row, size: int) -> frozenset[str]:
         """The words of `row`'s change frames that at least COMMON_SHARE of its project's
         memories (and COMMON_MIN) contain: words of the whole corpus, naming no one thing."""
         found = changes(row["content"])
@@ -178,7 +178,7 @@ class Detector:
         if not stems:
             return frozenset()
         seen = Visibility(projects=(row["project"],), now=self.now)
-        at = max(COMMON_MIN, int(COMMON_SHARE * self.reads.visible_count(seen)))
+        at = max(COMMON_MIN, int(COMMON_SHARE * size))
         return frozenset(
             w for w in stems if len(self.reads.containing(seen, {w}, at, every=True)) >= at
         )
@@ -194,7 +194,8 @@ class Detector:
         wanted = list(dict.fromkeys(i for pairs in near for i, _ in pairs))
         records = self.reads.visible_rows(seen, wanted) if wanted else {}
         notes = self.reads.note_units(rows[0]["project"], [*(r["id"] for r in rows), *records])
-        return [self.detect(row, pairs, records, notes) for row, pairs in zip(rows, near)]
+        size = self.reads.visible_count(seen) if any(changes(r["content"]) for r in rows) else 0
+        return [self.detect(row, pairs, records, notes, size) for row, pairs in zip(rows, near)]
 
     def detect(
         self,
@@ -202,15 +203,17 @@ class Detector:
         pairs: list[tuple[str, float | None]],
         records: dict[str, sqlite3.Row],
         notes: dict[str, sqlite3.Row],
+        size: int = 0,
     ) -> list[Finding]:
         """Score `row` against its candidates `pairs`; `records`: the visible candidates'
-        rows, `notes`: the note-unit facts of `row` and of them."""
+        rows, `notes`: the note-unit facts of `row` and of them; `size`: how many memories
+        its project holds (for the words it uses throughout)."""
         if not pairs:
             return []
         here = notes.get(row["id"])
         if here is not None and (not here["claim"] or not here["current"]):
             return []  # no claim, or its note was rejected or superseded: never the newer side
-        common = self.common(row)
+        common = self.common(row, size)
         findings = []
         for memory_id, cosine in pairs:
             other = records.get(memory_id)
