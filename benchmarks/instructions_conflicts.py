@@ -5,6 +5,12 @@ later line (`benchmarks/data/instructions/`: 12 that contradict an earlier line 
 
     python benchmarks/instructions_conflicts.py \
         --out benchmarks/results/instructions-conflicts.txt
+    python benchmarks/instructions_conflicts.py --set dev \
+        --out benchmarks/results/instructions-dev-conflicts.txt
+
+`--set dev` runs the development set (`benchmarks/data/instructions-dev/`: six other files,
+each once with a contradicting and once with a harmless planted line), the one rules are
+developed on; the default set is the reported one.
 
 The files themselves are not in this repository: `manifest.tsv` pins each one (repository,
 commit, original path, licence, sha256) and the harness rebuilds the corpus from the fetched
@@ -47,10 +53,20 @@ from memls.notes import parse
 from memls.notes.globs import default_type
 from notes_conflicts import mode_engine
 
-DATA = ROOT / "benchmarks" / "data" / "instructions"
-JUDGED = ROOT / "benchmarks" / "results" / "instructions-judged.tsv"
 MIRROR = Path("/work/.mirror")
-CORPUS = Path.home() / ".cache" / "memls-bench" / "instructions"
+SETS = {
+    "reported": (
+        ROOT / "benchmarks" / "data" / "instructions",
+        ROOT / "benchmarks" / "results" / "instructions-judged.tsv",
+        Path.home() / ".cache" / "memls-bench" / "instructions",
+    ),
+    "dev": (
+        ROOT / "benchmarks" / "data" / "instructions-dev",
+        ROOT / "benchmarks" / "results" / "instructions-dev-judged.tsv",
+        Path.home() / ".cache" / "memls-bench" / "instructions-dev",
+    ),
+}
+DATA, JUDGED, CORPUS = SETS["reported"]
 
 
 @dataclass(frozen=True)
@@ -211,13 +227,18 @@ def report(corpus: Path, edits: dict[str, Edit], out) -> None:
     print(f"note units: {total}", file=out)
     print(f"reported conflicts: {len(reported)}", file=out)
     print(
-        f"planted contradictions found: {len(hits)} of {len(conflicts)} (target >= 10 of 12); "
+        f"planted contradictions found: {len(hits)} of {len(conflicts)} (target >= 10 of 12, "
+        "scaled to the set); "
         f"without a change word {len([e for e in plain if e.file in hits])} of {len(plain)}, "
         f"with one {len(hits) - len([e for e in plain if e.file in hits])} of "
         f"{len(conflicts) - len(plain)}",
         file=out,
     )
-    print(f"control alarms: {len(control_alarms)} of 12 harmless edits (target <= 1)", file=out)
+    controls = len(edits) - len(conflicts)
+    print(
+        f"control alarms: {len(control_alarms)} of {controls} harmless edits (target <= 1)",
+        file=out,
+    )
     print(
         f"false alarms: {len(false)}, per 100 note units: {100 * len(false) / max(1, total):.2f} "
         "(target <= 1)",
@@ -248,10 +269,14 @@ def report(corpus: Path, edits: dict[str, Edit], out) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=sorted(SETS), default="reported")
     parser.add_argument("--mirror", type=Path, default=MIRROR)
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--corpus", type=Path, help="where the built files go")
     parser.add_argument("--out", type=Path, help="also write the report here")
     args = parser.parse_args()
+    global DATA, JUDGED
+    DATA, JUDGED, corpus = SETS[args.set]
+    args.corpus = args.corpus or corpus
     edits = load_edits()
     if args.mirror.exists():
         build(args.mirror, args.corpus, edits)
@@ -260,7 +285,10 @@ def main() -> None:
     out = io.StringIO()
     command = "python benchmarks/instructions_conflicts.py " + shlex.join(sys.argv[1:])
     print(f"$ {command.strip()}", file=out)
-    print("corpus: benchmarks/data/instructions (24 files), engine defaults", file=out)
+    print(
+        f"corpus: {DATA.relative_to(ROOT)} ({len(load_manifest())} files), engine defaults",
+        file=out,
+    )
     started = time.perf_counter()
     report(args.corpus, edits, out)
     print(f"\n({time.perf_counter() - started:.1f} s)", file=out)

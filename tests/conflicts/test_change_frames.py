@@ -281,3 +281,23 @@ def test_a_change_aligns_only_with_what_the_other_text_states(new: str, existing
 )
 def test_a_change_still_aligns_with_a_subject_or_choice(new: str, existing: str) -> None:
     assert any(s.kind == "temporal_override" for s in score_pair(new, existing).signals)
+
+
+def test_a_change_to_what_the_other_text_forbids_aligns() -> None:
+    """The new state of the change is what the other text forbids: the change reverses it,
+    though the other text names the new state (under its prohibition)."""
+    new = (
+        "Docstrings switched from single backticks to Sphinx-style double backticks for "
+        "inline code references."
+    )
+    old = (
+        "Do NOT use Sphinx-style double backtick formatting. Use single backticks for inline "
+        "code references in docstrings and comments."
+    )
+    names = (entities(new), entities(old))
+    triggers, _ = change_frame(new, old, analyze(new), analyze(old), names)
+    assert triggers == ["switched", "single", "backticks"]
+    allowed = "Use single backticks for inline code references in docstrings and comments."
+    names = (entities(new), entities(allowed))
+    assert change_frame(new, allowed, analyze(new), analyze(allowed), names)[0] is not None
+    assert score_pair(new, old, similarity=0.9).contradiction

@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from memls.conflicts import frames, score_pair
-from memls.conflicts.choices import choice_change, named_swap, preference_swap, told_before
+from memls.conflicts.choices import (
+    choice_change,
+    named_swap,
+    preference_swap,
+    preferred_against,
+    told_before,
+)
 from memls.conflicts.phrasing import entities
 from memls.conflicts.text import analyze
 
@@ -202,3 +208,53 @@ def test_a_named_thing_that_changes_ends_is_the_topic_not_a_slot() -> None:
         "Playwright tests run in headless Chromium.", "End-to-end tests use Playwright."
     )
     assert fires("The Android release is signed off by Ravi.", "Mei signs off the Android release.")
+
+
+def test_a_thing_used_with_another_in_brackets_is_a_preference() -> None:
+    """ "Use end-to-end tests (not mocks)" ranks end-to-end tests above mocks; what it is used
+    for is no part of either."""
+    ((used, over, _),) = frames.preferences("Use end-to-end tests (not mocks)")
+    assert (used, over) == (frozenset({"end-to-end", "test"}), frozenset({"mock"}))
+    ((used, over, _),) = frames.preferences("Use **tox** for testing (not pytest directly):")
+    assert used == frozenset({"tox"})
+
+
+@pytest.mark.parametrize(
+    ("new", "existing", "swapped"),
+    [
+        (
+            "Prefer mocks over end-to-end tests for integrations",
+            "Use end-to-end tests (not mocks)",
+            True,
+        ),
+        (
+            "Prefer mocks over end-to-end tests for integrations",
+            "Use **tox** for testing (not pytest directly):",
+            False,
+        ),
+        ("Prefer end-to-end tests over mocks", "Use end-to-end tests (not mocks)", False),
+    ],
+)
+def test_a_bracketed_preference_reversed(new: str, existing: str, swapped: bool) -> None:
+    assert bool(preference_swap(new, existing)) is swapped
+
+
+@pytest.mark.parametrize(
+    ("rule", "other", "found"),
+    [
+        ("Use spaces, never tabs.", "Indent with tabs.", True),
+        ("Indent with 4 spaces, never tabs.", "Indent with tabs.", True),
+        ("Use uv, never pip.", "Install the package with pip install -e .", True),
+        ("Use spaces, never tabs.", "Indent with spaces; tabs are converted.", False),  # names A
+        ("Use spaces, never tabs.", "Never indent with tabs.", False),  # agrees
+        ("Use spaces, never tabs.", "Use tabs over spaces in Makefiles.", False),  # a preference
+        ("Use spaces, never tabs.", "Only Makefiles are indented with tabs.", False),  # limited
+    ],
+)
+def test_a_preference_against_the_thing_the_other_text_states(
+    rule: str, other: str, found: bool
+) -> None:
+    """A over B, and the other text states B for itself (no A, no negator, no preference)."""
+    assert bool(preferred_against(rule, other)) is found
+    if found:
+        assert score_pair(other, rule, similarity=0.85).contradiction

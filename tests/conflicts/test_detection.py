@@ -211,3 +211,23 @@ def test_a_batch_is_compared_with_the_index_and_with_its_own_earlier_rows(vengin
     assert (second.id, first.id) in found
     assert all(newer != first.id for newer, _ in found)
     assert any(newer == port.id for newer, _ in found)
+
+
+def test_a_change_of_a_word_the_whole_project_uses_names_no_one_thing(any_engine):
+    """In a project where 'cluster' is in nearly every memory, "We will decommission the
+    cluster" replaces no statement that mentions a cluster; in a project where the word is
+    rare, the same change aligns with the statement that names it."""
+    e = any_engine
+    rare = "The build tools run on the cluster."
+    change = "We will decommission the cluster."
+    store(e, rare, project="beta")
+    colours = "red orange yellow green blue indigo violet black white grey pink brown gold"
+    for word in (colours + " silver teal navy lime coral amber jade").split():
+        store(e, f"The {word} team deploys its services to the shared cluster.")
+    store(e, rare)
+    store(e, change)
+    store(e, change, project="beta")
+    assert e.flush()
+    assert [c.older.content for c in open_conflicts(e) if c.newer.content == change] == []
+    beta = [(c.newer.content, c.older.content) for c in open_conflicts(e, project="beta")]
+    assert beta == [(change, rare)]

@@ -103,3 +103,25 @@ def test_a_negator_is_no_modifier_and_a_possessive_is_its_noun() -> None:
         "Tests must not call the real payment provider.",
         "Checkout tests call the payment provider's sandbox directly.",
     )
+
+
+RULE_EMOJI = (
+    "Do not use emojis in source, comments, rustdoc, tests, commits, issues, PR communication, "
+    "or agent output."
+)
+
+
+@pytest.mark.parametrize(
+    ("other", "found"),
+    [
+        ("Emojis are welcome in commit messages and PR communication.", True),  # thing and place
+        ("Emojis are welcome in commit messages.", False),  # one word of the place: a topic
+        ("Emojis render badly in some terminals.", False),  # the thing alone is a topic
+        ("Emojis are not welcome in commit messages.", False),  # it denies them too
+    ],
+)
+def test_a_one_word_thing_forbidden_where_the_other_text_states_it(other: str, found: bool) -> None:
+    """A one-word forbidden thing is a topic on its own; with where the rule forbids it (the
+    words after the forbidden phrase) also stated by the other text, it is the act."""
+    names = (entities(RULE_EMOJI), entities(other))
+    assert bool(forbidden(RULE_EMOJI, other, names)) is found

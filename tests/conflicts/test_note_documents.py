@@ -251,7 +251,8 @@ def test_the_kind_the_front_sends_wins(any_engine, tmp_path, kind, found):
 
 def test_neighbouring_instructions_of_one_file_are_not_a_contradiction(any_engine, tmp_path):
     """Lines of one file share their project's words: two commands, a rule and the tool it
-    names, a prohibition of something else are neighbours, not a contradiction."""
+    names, a prohibition of something else, two labelled items, what a tool does not do are
+    neighbours, not a contradiction."""
     e = any_engine
     text = (
         "# Agents\n\n- Run all tests: `uv run pytest -vxs tests/`\n"
@@ -260,6 +261,10 @@ def test_neighbouring_instructions_of_one_file_are_not_a_contradiction(any_engin
         "- **NEVER** skip `script/lint` before committing Go code changes.\n"
         "- Never create random example files when implementing features.\n"
         "- Update any relevant files in `docs/` and `examples/`.\n"
+        "- **Fixtures**: Store in `__fixtures__` subfolders\n"
+        "- **Snapshots**: Store in `__snapshots__` subfolders\n"
+        "- Always pass `--frozen` so uv doesn't rewrite `uv.lock`.\n"
+        "- Pre-commit runs a `uv.lock` consistency check.\n"
     )
     instructions(e, tmp_path, text)
     assert e.flush()
@@ -280,3 +285,29 @@ def test_the_config_file_says_which_notes_are_instruction_files(tmp_path, clock)
         assert e.flush()
         assert pairs(e, str(a)) == []
         assert pairs(e, str(b)) == [(SWITCH, "Use yarn to install dependencies.")]
+
+
+def test_a_later_line_of_one_instruction_file_that_turns_an_earlier_one_around(
+    any_engine, tmp_path
+):
+    """Without a change word: a preference against what an earlier line states, the same line
+    with one thing changed, a forbidden thing allowed where it was forbidden. Each later line
+    is flagged against the earlier one it contradicts and nothing else."""
+    e = any_engine
+    text = (
+        "# Agents\n\n- Indent with tabs.\n- Use single quotes for strings.\n"
+        "- Do not use emojis in commits, issues or PR communication.\n"
+        "- Run `make lint` before committing.\n\n## Later\n\n"
+        "- Use spaces, never tabs.\n- Use double quotes for strings.\n"
+        "- Emojis are welcome in commit messages and issues.\n"
+    )
+    instructions(e, tmp_path, text)
+    assert e.flush()
+    assert sorted(pairs(e, str(tmp_path))) == [
+        (
+            "Emojis are welcome in commit messages and issues.",
+            "Do not use emojis in commits, issues or PR communication.",
+        ),
+        ("Use double quotes for strings.", "Use single quotes for strings."),
+        ("Use spaces, never tabs.", "Indent with tabs."),
+    ]

@@ -172,3 +172,18 @@ def test_one_product_named_two_ways_has_one_version() -> None:
 
 def test_a_number_after_raised_to_is_a_count() -> None:
     assert fires("Queue consumers are raised to 12.", "Run the queue consumers with 3.")
+
+
+@pytest.mark.parametrize(
+    ("new", "existing", "fires"),
+    [
+        ("Use pnpm 9 for this repository.", "**pnpm**: v10+ (`npm install -g pnpm@10`)", True),
+        ("Use pnpm 11 for this repository.", "**pnpm**: v10+", False),
+        ("Use pnpm 10 for this repository.", "**pnpm**: v10+", False),
+        ("Node v18 is enough.", "**Node**: v20.1+", True),
+    ],
+)
+def test_a_version_with_a_plus_is_a_lower_bound(new: str, existing: str, fires: bool) -> None:
+    """ "v10+" is 10 or later: 9 contradicts it, 10 and 11 agree with it."""
+    verdict = score_pair(new, existing, similarity=0.85)
+    assert ("value_change" in {s.kind for s in verdict.signals}) is fires

@@ -139,6 +139,8 @@ def test_nearest_naming_heading_wins() -> None:
         ("Accepted", False),
         ("Uses [Karpenter](https://karpenter.sh) to scale nodes on demand.", True),
         ("~~Product teams have confirmed their builds and deploys.~~", False),
+        ("**pnpm**: v10+ (`npm install -g pnpm@10`)", True),  # a value given for a thing
+        ("Version: 1.4", False),
     ],
 )
 def test_is_claim(text: str, claim: bool) -> None:

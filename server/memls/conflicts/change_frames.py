@@ -26,6 +26,18 @@ from memls.conflicts.subjects import (
 from memls.conflicts.text import Analysis, Clause, analyze
 from memls.conflicts.values import can_compare, equal_values
 
+#: Nouns for a whole or a kind of part, never one thing: two statements that share only
+#: these are not about one subject ("configuration", "the codebase", "the environment").
+CONTAINER_STEMS = frozenset(
+    stem(w)
+    for w in (
+        "adr codebase code configuration config environment service system project repository "
+        "repo setup infrastructure platform application app tool tooling process approach "
+        "component components thing way"
+    ).split()
+)
+
+
 #: Share of the replaced thing's words ("from session cookies") the old text must contain.
 OVERRIDE_MIN_OVERLAP = 0.6
 
@@ -44,6 +56,7 @@ def change_frame(
     a: Analysis,
     b: Analysis,
     names: tuple[frozenset[str], frozenset[str]],
+    common: frozenset[str] = frozenset(),
 ) -> tuple[list[str] | None, bool]:
     """The new text's change-of-state frame, aligned with what the existing text states:
     the replaced filler (A) is there and the new filler (B) is not; or, when the frame names
@@ -54,10 +67,14 @@ def change_frame(
     #   read on b.keys: a past clause ("Initially we'll ...") still makes a statement long
     if not frames.changes(new) and not frames.changes(existing):
         return None, False
+    banned = frozenset(w for thing, _ in frames.prohibitions(existing) for w in thing)
     for change in () if phrasing.hedged(new) else frames.changes(new):
         fill = change.new - change.old
         if change.head in fill and not fill & names[0]:
             fill = frozenset({change.head})  # "services log with zap instead of logrus": zap
+        if fill and share_of(fill - GENERIC_STEMS, banned) >= FRAME_MIN_SHARE:
+            return [change.marker, *change.old_words], _related(change, old_keys)  # the
+            #   existing text forbids the new state ("Do not use double backticks")
         if change.new and restated(fill, names[0], stated):
             continue  # the existing text already says the new state
         if change.old:
@@ -66,6 +83,10 @@ def change_frame(
             named = frozenset(w for w in named if phrasing.tokens(new).count(w) < 2)  # nor is
             # a name said again ("Use Managed Service for Prometheus ... instead of Prometheus")
             key = named or (change.old - change.new)
+            key = frozenset(w for w in key if not any(w.startswith(c) for c in common))
+            if not key - CONTAINER_STEMS:
+                continue  # "replace the configuration", "moved the codebase", a word the
+                #           whole corpus uses ("cluster" in a platform team's records)
             if not named and len(b.keys) > SHORT_TEXT_KEYS:
                 continue  # common words replaced, against a paragraph: too loose to align
             if share_of(key, stated) < FRAME_MIN_SHARE or not all(
@@ -79,16 +100,19 @@ def change_frame(
             scope = change.scope
             if len(scope) > 1 and _scoped_apart(scope, existing, stated):
                 continue  # "replaced Webpack for the admin app" / "the customer app ... Webpack"
-            aside = not (change.subject - GENERIC_STEMS) & old_keys
+            aside = not (change.subject - GENERIC_STEMS - CONTAINER_STEMS) & old_keys
             if aside and len(b.keys) > SHORT_CLAUSE_KEYS:
                 continue  # the replaced thing named in passing, by a statement on another subject
             return [change.marker, *change.old_words], _related(change, old_keys)
         if change.kind in ("rewrite", "adopt") and change.new:
-            if not (change.subject - GENERIC_STEMS) & old_keys or len(b.keys) > SHORT_TEXT_KEYS:
+            if (
+                not (change.subject - GENERIC_STEMS - CONTAINER_STEMS) & old_keys
+                or len(b.keys) > SHORT_TEXT_KEYS
+            ):
                 continue  # only a short statement on the same subject names the old filler
             others = frozenset(
                 w
-                for w in names[1] - names[0] - change.subject - change.new
+                for w in names[1] - names[0] - change.subject - change.new - CONTAINER_STEMS
                 if len(w) > 1 and w[:1].isalpha()
             )
             if others:

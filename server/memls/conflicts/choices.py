@@ -6,6 +6,8 @@ owns" / "Bob now owns"); two short statements of one subject each name another t
 
 from __future__ import annotations
 
+import re
+
 from memls.conflicts import frames, phrasing
 from memls.conflicts.stems import ANTONYMS, GENERIC_STEMS, stem
 from memls.conflicts.subjects import (
@@ -319,6 +321,28 @@ def preference_swap(new: str, existing: str) -> list[str]:
                 and not _scoped_preferences(new, existing, pa | pb, qa | qb)
             ):
                 return [phrase_n, phrase_e]
+    return []
+
+
+_ONLY = re.compile(r"\bonly\b", re.IGNORECASE)
+_RANKED = re.compile(r"\b(?:not|never|over|rather than)\b")
+
+
+def preferred_against(rule: str, other: str) -> list[str]:
+    """`rule` ranks A over B and `other` states B for itself, naming less than half of A, with
+    no negator, no preference of its own and no "only": "Use spaces, never tabs" / "Indent with
+    tabs"."""
+    if frames.preferences(other) or any(c.negators for c in analyze(other).clauses):
+        return []
+    if _ONLY.search(other):
+        return []  # "Only re-export ... for the most fundamental types": it limits B too
+    stated = with_parts(phrasing.words(other) | phrasing.entities(other))
+    for preferred, over, phrase in frames.preferences(rule):
+        if not _RANKED.search(phrase):
+            continue  # "use the /e2e skill to run e2e tests": a means to an end, no ranking
+        a = preferred - GENERIC_STEMS
+        if a and over <= stated and len(a & stated) < len(a) / 2 and not over & GENERIC_STEMS:
+            return [phrase]
     return []
 
 

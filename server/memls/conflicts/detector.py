@@ -9,6 +9,7 @@ rejected, deprecated or superseded note is never the newer (current) side."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from memls.conflicts.choices import preference_swap, preferred_against
 from memls.conflicts.frames import changes, prohibitions, targets
 from memls.conflicts.negation import forbidden
 from memls.conflicts.phrasing import entities, words
@@ -32,6 +34,8 @@ CANDIDATES = 10
 SLACK = 10  # nearest asked beyond CANDIDATES, for those the admission drops
 TARGETED = 5  # at most this many earlier statements found by the targeted lookup, per memory
 _LOOKUP = 50  # rows the targeted lookup reads before checking them
+COMMON_SHARE = 0.05  # a word in 5% of a project's memories is the corpus's, not a thing's
+COMMON_MIN = 20  # ... and in at least 20 of them (a small project has no such words)
 
 _FACTS = msgspec.json.Decoder(NoteFacts)
 
@@ -166,6 +170,19 @@ class Detector:
                 kept.append(i)
         return kept[:TARGETED]
 
+    def common(self, row: sqlite3.Row, size: int) -> frozenset[str]:
+        """The words of `row`'s change frames that at least COMMON_SHARE of its project's
+        memories (and COMMON_MIN) contain: words of the whole corpus, naming no one thing."""
+        found = changes(row["content"])
+        stems = frozenset(w for c in found for w in c.old | c.new if w.isalnum())
+        if not stems:
+            return frozenset()
+        seen = Visibility(projects=(row["project"],), now=self.now)
+        at = max(COMMON_MIN, int(COMMON_SHARE * size))
+        return frozenset(
+            w for w in stems if len(self.reads.containing(seen, {w}, at, every=True)) >= at
+        )
+
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:
         """Findings for each of a batch of new rows of one project. The candidates' records
         and note facts are read once for the batch (two statements, not two a row)."""
@@ -177,7 +194,8 @@ class Detector:
         wanted = list(dict.fromkeys(i for pairs in near for i, _ in pairs))
         records = self.reads.visible_rows(seen, wanted) if wanted else {}
         notes = self.reads.note_units(rows[0]["project"], [*(r["id"] for r in rows), *records])
-        return [self.detect(row, pairs, records, notes) for row, pairs in zip(rows, near)]
+        size = self.reads.visible_count(seen) if any(changes(r["content"]) for r in rows) else 0
+        return [self.detect(row, pairs, records, notes, size) for row, pairs in zip(rows, near)]
 
     def detect(
         self,
@@ -185,14 +203,17 @@ class Detector:
         pairs: list[tuple[str, float | None]],
         records: dict[str, sqlite3.Row],
         notes: dict[str, sqlite3.Row],
+        size: int = 0,
     ) -> list[Finding]:
         """Score `row` against its candidates `pairs`; `records`: the visible candidates'
-        rows, `notes`: the note-unit facts of `row` and of them."""
+        rows, `notes`: the note-unit facts of `row` and of them; `size`: how many memories
+        its project holds (for the words it uses throughout)."""
         if not pairs:
             return []
         here = notes.get(row["id"])
         if here is not None and (not here["claim"] or not here["current"]):
             return []  # no claim, or its note was rejected or superseded: never the newer side
+        common = self.common(row, size)
         findings = []
         for memory_id, cosine in pairs:
             other = records.get(memory_id)
@@ -201,7 +222,11 @@ class Detector:
             if not _compared(here, notes.get(memory_id)):
                 continue
             verdict = score_pair(
-                row["content"], other["content"], similarity=cosine, similarity_kind="cosine"
+                row["content"],
+                other["content"],
+                similarity=cosine,
+                similarity_kind="cosine",
+                common=common,
             )
             if not verdict.contradiction:
                 continue
@@ -271,16 +296,44 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
     near each other, is what neighbouring instructions look like. What a later edit that
     contradicts an earlier line looks like: it states a change of what the other line says
     (an aligned change frame), gives the same attribute another value, uses the opposite word,
-    or forbids exactly what the other line prescribes (or prescribes what it forbids) — and
-    the two lines are related by meaning on their own (the similarity gate open)."""
+    reverses a preference, says the same with one thing changed, or forbids exactly what the
+    other line prescribes (or prescribes what it forbids) — and the two lines are related by
+    meaning on their own (the similarity gate open)."""
     if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
         return False
+    if _labelled_apart(new, old):
+        return False  # "**Structural:** ..." / "**Content:** ...": two items of a list
     kinds = {s.kind for s in verdict.signals if s.weight >= 0.85}
     if kinds & {"value_change", "antonym"}:
         return True
     if any(_names_all_it_replaced(s, old) for s in verdict.signals):
         return True
+    if kinds & {"negation", "choice_change"} and _mirrored(new, old):
+        return True
+    if preference_swap(new, old) or preferred_against(new, old) or preferred_against(old, new):
+        return True  # one line prefers what the other ranks below ("Prefer mocks over
+        #              end-to-end tests" / "Use end-to-end tests (not mocks)")
     return _forbids_what_it_says(new, old) or _forbids_what_it_says(old, new)
+
+
+def _mirrored(new: str, old: str) -> bool:
+    """The later line says what the earlier says with one thing changed: at least two words
+    in common and at most two that are not ("Use double quotes for strings" / "Use single
+    quotes for strings"; "Always run the linter before committing" / "Never run ...")."""
+    a, b = words(new) | entities(new), words(old) | entities(old)
+    return len(a & b) >= 2 and len(a ^ b) <= 2
+
+
+def _labelled_apart(new: str, old: str) -> bool:
+    """Both lines open with a label and the labels differ: two items of one list, each about
+    its own thing ("**Fixtures**: Store in ..." / "**Snapshots**: Store in ...")."""
+    labels = [_LABEL.match(t) for t in (new, old)]
+    return bool(
+        labels[0] and labels[1] and labels[0].group(1).lower() != labels[1].group(1).lower()
+    )
+
+
+_LABEL = re.compile(r"^[*_\s]*([\w .-]{1,40}?)[*_\s]*:[*_]*\s")
 
 
 def _names_all_it_replaced(signal: Signal, old: str) -> bool:
@@ -300,7 +353,12 @@ def _forbids_what_it_says(rule: str, other: str) -> bool:
     if not forbidden(rule, other, names):
         return False
     stated = with_parts(words(other) | names[1])
-    return any(thing <= stated for thing, _ in prohibitions(rule))
+    return any(thing <= stated and not _FACT.match(p) for thing, p in prohibitions(rule))
+
+
+#: "so uv doesn't rewrite uv.lock", "the client cannot reach ...": what a thing does or can
+#: do, not a rule that forbids an act.
+_FACT = re.compile(r"(?:does not|doesn't|cannot|can't|may not)\b")
 
 
 def _is_record(facts: str | None) -> bool:

@@ -219,7 +219,9 @@ _CHANGE_CUE = re.compile(
 )
 
 
-_PREFERENCE_CUE = re.compile(r"\b(?:over|to|rather than|instead of|above|before)\b")
+_PREFERENCE_CUE = re.compile(
+    r"\b(?:over|to|rather than|instead of|above|before)\b|(?:\(\s*|,\s+)(?:not|never)\b"
+)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -333,6 +335,16 @@ _BARE_OVER = re.compile(
 """A sentence that opens with "A over B" ("Consistency over availability for ledger writes.")."""
 
 
+#: "Use end-to-end tests (not mocks)": the thing used over the one it names in brackets.
+_NOT_ALTERNATIVE = re.compile(
+    r"(?:\b(?:use|prefer|write|choose|run)\s+|^(?:always\s+)?(?=(?:indent|format|install|import|"
+    r"name|call|pick|keep|put|place|store|test|build)\b))(?P<a>[^,;()]{1,50}?)"
+    r"(?:\s+(?:for|in|on|when)\s+[^,;()]*)?(?:\s*\(\s*|,\s+)(?:not|never)\s+"
+    r"(?P<b>[^,;()]{1,50}?)\s*(?:\)|[.;!]|$)"
+)  # "Indent with 4 spaces, never tabs"; what it is for ("tox for testing (not pytest)") is
+#    no part of the choice
+
+
 _PREFERRED_SUBJECT = re.compile(
     r"(?P<a>[^,;]{1,50}?)\s+(?:over|rather than|to)\s+(?P<b>[^,;]{1,50}?)\s+(?:is|are)\s+"
     r"(?:preferred|favou?red)\b"
@@ -350,7 +362,7 @@ def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], 
         if not _PREFERENCE_CUE.search(plain):
             continue
         before = len(out)
-        for pattern in (_PREFER, _PREFERRED, _PREFERRED_SUBJECT, _BARE_OVER):
+        for pattern in (_NOT_ALTERNATIVE, _PREFER, _PREFERRED, _PREFERRED_SUBJECT, _BARE_OVER):
             if pattern is _BARE_OVER and len(out) > before:
                 break  # a verb of preference already read the sentence
             for m in pattern.finditer(plain):

@@ -6,6 +6,8 @@ is checked into gen/").
 
 from __future__ import annotations
 
+import re
+
 from memls.conflicts import frames, phrasing
 from memls.conflicts import lexicon as lx
 from memls.conflicts.stems import GENERIC_STEMS, normalize, stem
@@ -59,8 +61,12 @@ def forbidden(rule: str, other: str, names: tuple[frozenset[str], frozenset[str]
             len(hit) < 2
             and not (hit == thing and all(phrasing.identifier(w) for w in hit))
             and not compound
+            and not (hit == thing and len(_place(rule, phrase) & stated) >= 2)
         ):
-            continue  # one common word ("credentials", "Redis") is a topic, not the act
+            continue  # one common word ("credentials", "Redis") is a topic, not the act; the
+            #           thing and two words of where the rule forbids it are the act ("Do
+            #           not use emojis in commits, PR communication" / "Emojis are welcome in
+            #           commit messages and PR communication")
         if any(
             (c.negators or c.past or is_negative(c)) and hit & with_parts(frozenset(c.content))
             for c in clauses
@@ -77,3 +83,18 @@ def forbidden(rule: str, other: str, names: tuple[frozenset[str], frozenset[str]
             continue
         return [phrase, *sorted(hit)[:3]]
     return []
+
+
+def _place(rule: str, phrase: str) -> frozenset[str]:
+    """Where the rule forbids its thing: the words of its sentence after the forbidden phrase
+    when they open with "in", "inside", "within" or "on" ("in source, comments, ... commits"
+    after "do not use emojis"). A purpose ("for sessions") is not a place: "We do not use Redis
+    for sessions" forbids nothing of "Postgres for sessions and Redis for rate limiting"."""
+    plain = normalize(rule)
+    at = plain.find(phrase)
+    if at < 0:
+        return frozenset()
+    rest = re.split(r"[.;!?](?:\s|$)", plain[at + len(phrase) :], maxsplit=1)[0]
+    if not re.match(r"\s+(?:in|inside|within|on)\s", rest):
+        return frozenset()
+    return with_parts(phrasing.content_stems(rest)) - GENERIC_STEMS

@@ -19,10 +19,10 @@ _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _HOST_PORT = re.compile(r"^(?:[a-z][\w.-]*)?:(\d{2,5})$")
 
 
-_DOTTED = re.compile(r"^v?(\d{1,6}(?:\.\d{1,6})+)/?$")
+_DOTTED = re.compile(r"^v?(\d{1,6}(?:\.\d{1,6})+)(\+?)/?$")
 
 
-_V_TAG = re.compile(r"^v(\d{1,6})/?$")
+_V_TAG = re.compile(r"^v(\d{1,6})(\+?)/?$")  # "v10+": version 10 or later (units {"+"})
 
 
 _NUMBER = re.compile(r"^\d{1,12}(?:\.\d{1,6})?$")
@@ -120,7 +120,7 @@ def read_values(words: list[str], stems: list[str]) -> tuple[list[Value], set[in
             if anchor is None:
                 continue  # "the v2 API": a name for another thing, kept as a subject word
             parts = tuple(int(p) for p in m.group(1).split("."))
-            out.append(Value("version", parts, anchor, frozenset(), w))
+            out.append(Value("version", parts, anchor, frozenset(m.group(2)), w))
             used.add(i)
             continue
         if _NUMBER.match(w) and "." not in w:

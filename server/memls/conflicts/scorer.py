@@ -36,6 +36,7 @@ from memls.conflicts.choices import (
     decided_swap,
     named_swap,
     preference_swap,
+    preferred_against,
     told_before,
     typed_swap,
 )
@@ -110,17 +111,20 @@ def score_pair(
     *,
     similarity: float | None = None,
     similarity_kind: SimilarityKind = "cosine",
+    common: frozenset[str] = frozenset(),
 ) -> Verdict:
     """Score one (new, existing) pair. `similarity` is an absolute model score for this pair
     (embedding cosine in [-1, 1] or cross-encoder probability in [0, 1]); without it a
-    lexical overlap is computed from the two texts."""
+    lexical overlap is computed from the two texts. `common`: stems so frequent in the
+    corpus the pair comes from (its caller counts them) that they name no one thing: a change
+    frame whose replaced thing is only these aligns with nothing."""
     a, b = analyze(new), analyze(existing)
     if similarity is None:
         sim, source = lexical_similarity(a, b), "lexical"
     else:
         sim, source = checked_similarity(similarity, similarity_kind), similarity_kind
     silent = _scope_conflict(a, b) or _code_only(new) or _code_only(existing)
-    signals, related = ([], False) if silent else _signals(a, b, new, existing)
+    signals, related = ([], False) if silent else _signals(a, b, new, existing, common)
     strength = 1.0 - math.prod(1.0 - s.weight for s in signals)
     opened = gate(sim, source)
     if related:
@@ -152,7 +156,11 @@ def _scope_conflict(a: Analysis, b: Analysis) -> bool:
 
 
 def _signals(
-    a: Analysis, b: Analysis, new: str = "", existing: str = ""
+    a: Analysis,
+    b: Analysis,
+    new: str = "",
+    existing: str = "",
+    common: frozenset[str] = frozenset(),
 ) -> tuple[list[Signal], bool]:
     """The signals that fired, and whether an aligned change frame makes the pair related
     whatever its similarity."""
@@ -201,6 +209,11 @@ def _signals(
         fire("negation", triggers)
     if triggers := preference_swap(new, existing):
         fire("choice_change", triggers)
+    if "choice_change" not in found and (
+        (triggers := preferred_against(new, existing))
+        or (triggers := preferred_against(existing, new))
+    ):
+        fire("choice_change", triggers)
     if "choice_change" not in found and (triggers := named_swap(new, existing, names)):
         fire("choice_change", triggers)
     if "choice_change" not in found and (triggers := typed_swap(new, existing, names)):
@@ -212,7 +225,7 @@ def _signals(
         fire("choice_change", triggers)
     if "choice_change" in found and told_before(new, existing, names):
         found.pop("choice_change")  # "renamed utils to common" / "... the common package"
-    strong_frame, related = change_frames.change_frame(new, existing, a, b, names)
+    strong_frame, related = change_frames.change_frame(new, existing, a, b, names, common)
     signals = [
         Signal(kind=kind, weight=SIGNAL_WEIGHTS[kind], triggers=triggers)  # type: ignore[arg-type]
         for kind, triggers in found.items()

@@ -52,6 +52,11 @@ def _same_anchor(x: str, y: str) -> bool:
 def equal_values(x: Value, y: Value) -> bool:
     if isinstance(x.magnitude, tuple) and isinstance(y.magnitude, tuple):
         n = min(len(x.magnitude), len(y.magnitude))  # "Python 3" agrees with "Python 3.12"
+        if "+" in x.units or "+" in y.units:  # "v10+" agrees with 10, 11, ..., not with 9
+            low, other = (
+                (x.magnitude, y.magnitude) if "+" in x.units else (y.magnitude, x.magnitude)
+            )
+            return ("+" in x.units and "+" in y.units) or other[:n] >= low[:n]
         return x.magnitude[:n] == y.magnitude[:n]
     if isinstance(x.magnitude, float) and isinstance(y.magnitude, float):
         if x.kind not in _TOLERANT_KINDS:

@@ -103,6 +103,10 @@ def prose_words(text: str) -> list[str]:
     return _WORD.findall(bare)
 
 
+#: A named thing given a number: "**Node.js**: v22", "pnpm: v10+".
+_STATED_VALUE = re.compile(r"^[*_\s]*[\w.@/-]+(?:\s[\w.@/-]+)?[*_\s]*:\s*[*_`]*v?\d")
+
+
 def is_claim(text: str, *, block: str = "para", section: str = "") -> bool:
     """Does this unit state something about the project (see the module docstring)?
     `block` is the unit's block kind: "para", "item", "table" or "code"."""
@@ -115,6 +119,8 @@ def is_claim(text: str, *, block: str = "para", section: str = "") -> bool:
     first = text.strip().splitlines()[0] if text.strip() else ""
     if _LABEL_LINE.match(first) and len(prose_words(text)) <= 12:
         return False
+    if _STATED_VALUE.match(first):
+        return True  # "**pnpm**: v10+", "Port: 8080": a value stated for a named thing
     if LINK.search(text) or _URL.search(text):
         if len(prose_words(text)) <= 2:
             return False  # a link list entry

@@ -98,6 +98,12 @@ class SearchQueries:
             ).fetchall()
         return [row["id"] for row in rows]
 
+    def visible_count(self, seen: Visibility) -> int:
+        """How many memories pass the hard filters (a project's size, for what is common)."""
+        where, args = visibility.where(seen, "m")
+        rows = self.db.read(f"SELECT count(*) AS n FROM memories m WHERE {where}", args)
+        return int(rows[0]["n"])
+
     def note_units(self, project: str, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
         """The note-unit facts of the memories among `ids` (`NoteUnits.of`)."""
         with self.db.transaction(write=False) as conn:
