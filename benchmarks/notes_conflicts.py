@@ -4,7 +4,7 @@ own project, default note globs, as an editor opens them.
     python benchmarks/notes_conflicts.py --mode pairs    [--models]   # scorer alone, on pairs
     python benchmarks/notes_conflicts.py --mode simulate [--models]   # whole pipeline, pure parts
     python benchmarks/notes_conflicts.py --mode engine \
-        --out benchmarks/results/notes-conflicts-engine.txt
+        --out benchmarks/results/notes-conflicts-engine-infile.txt
 
 Modes
 - pairs: every pair of `judged.tsv` (what an earlier engine reported, judged by the corpus) and
