@@ -111,7 +111,7 @@ def test_remote_round_trip_errors_and_a_second_owner_attempt(tmp_path, procs, mo
 
 def test_two_clients_and_the_owner_store_concurrently_with_vectors(tmp_path, procs):
     data = make_data(tmp_path, vectors=True)
-    n = int(os.environ.get("MEMLS_CONCURRENT_WRITES", 60))  # stores a writer; make soak: 300
+    n = int(os.environ.get("MEMLS_CONCURRENT_WRITES", 30))  # stores a writer; make soak: 300
     owner, ready = procs.owner(data, store=texts("owner", n))
     clients = []
     for who in ("one", "two"):

@@ -34,7 +34,7 @@ from pytest_lsp import ClientServerConfig, client_capabilities
 from lsp_helpers import CHANGED, CONFLICTS, plain
 from memls.daemon import RemoteEngine
 
-PER_WRITER = int(os.environ.get("MEMLS_CONCURRENT_WRITES", 60))  # each of the 3 writers
+PER_WRITER = int(os.environ.get("MEMLS_CONCURRENT_WRITES", 30))  # each of the 3 writers
 REAL_CLI = 6  # real `memls store` processes, in addition to the CLI loop's PER_WRITER
 IN_FLIGHT = 8  # memory/store requests each LSP client keeps in flight
 NOTES = ["The API listens on port 8080", "Tests run with pytest", "Deploys go out on Tuesdays"]

@@ -1,7 +1,7 @@
 """Hypothesis fuzzes the real server on every transport: LSP over stdio, LSP over TCP before
 and after the token, the owner socket, MCP over stdio.
 
-`make test` runs MEMLS_FUZZ_EXAMPLES (default 300) examples per transport; `make soak` runs
+`make test` runs MEMLS_FUZZ_EXAMPLES (default 200) examples per transport; `make soak` runs
 10,000 per transport. What an example is and what it must hold: fuzz.py.
 """
 
@@ -23,7 +23,7 @@ from reliability.fuzz import (
 )
 from reliability.wire import TOKEN, McpServer, OwnerPeer, StdioServer, TcpDaemon, data_dir
 
-EXAMPLES = examples(300)
+EXAMPLES = examples(200)
 SETTINGS = settings(
     max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck)
 )
