@@ -131,3 +131,33 @@ def test_unknown_agent_and_folder(tmp_path):
     assert result.returncode == 2 and "unknown agent 'cursor'" in result.stderr
     missing = memls(tmp_path / "data", "hooks", "status", "--project", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "is not a folder" in missing.stderr
+
+
+def test_a_settings_file_it_creates_in_a_git_clone_is_kept_out_of_git(tmp_path):
+    """The file names this machine's paths: `git status` does not offer it for a commit, and
+    the shared `.gitignore` is not touched; a file something already ignores adds nothing."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    assert (
+        memls(tmp_path / "data", "hooks", "install", "claude", "--project", str(clone)).returncode
+        == 0
+    )
+    status = subprocess.run(
+        ["git", "-C", str(clone), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "settings.local.json" not in status and not (clone / ".gitignore").exists()
+    exclude = (clone / ".git" / "info" / "exclude").read_text()
+    assert exclude.count("/.claude/settings.local.json") == 1
+
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    (other / ".gitignore").write_text(".claude/\n")
+    before = (other / ".git" / "info" / "exclude").read_text()
+    assert (
+        memls(tmp_path / "data", "hooks", "install", "claude", "--project", str(other)).returncode
+        == 0
+    )
+    assert (other / ".git" / "info" / "exclude").read_text() == before

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,7 +185,31 @@ def install(project: Path, cmd: str) -> Outcome:
     changed = before != after
     if changed:
         write(path, after)
+    if before is None:
+        keep_out_of_git(project, LOCAL)
     return Outcome(path, changed, found(after))
+
+
+def keep_out_of_git(project: Path, relative: Path) -> None:
+    """A settings file memls creates names this machine's paths: in a git work tree where
+    nothing ignores it yet, it goes into `.git/info/exclude` (this clone's own ignore list, as
+    Claude Code ignores the local settings it creates), never into the shared `.gitignore`."""
+    exclude = project / ".git" / "info" / "exclude"
+    if not (project / ".git").is_dir():
+        return
+    try:
+        ignored = subprocess.run(
+            ["git", "-C", str(project), "check-ignore", "-q", str(relative)],
+            capture_output=True,
+            timeout=10,
+        ).returncode
+    except (OSError, subprocess.SubprocessError):
+        return  # no git here: nothing to keep it out of
+    if ignored != 1:
+        return  # 0: already ignored; anything else: git could not tell, change nothing
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    with exclude.open("a", encoding="utf-8") as out:
+        out.write(f"/{relative.as_posix()}\n")
 
 
 def uninstall(project: Path) -> Outcome:
