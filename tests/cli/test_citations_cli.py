@@ -8,24 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from memls.cli import main
-
 SOURCE = (
     "def load(path):\n    return open(path).read()\n\n\n"
     "def save(path, text):\n    open(path, 'w').write(text)\n"
 )
-
-
-@pytest.fixture
-def run(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("MEMLS_DATA_DIR", str(tmp_path / "data"))
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
 
 
 @pytest.fixture

@@ -8,22 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from memls import __version__
-from memls.cli import main
-
-
-@pytest.fixture
-def run(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("MEMLS_DATA_DIR", str(tmp_path / "data"))
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
 
 
 def js(run, *args):
