@@ -16,6 +16,7 @@ import pytest
 import watchfiles
 
 import memls.hooks.client
+from hook_helpers import socket_daemon
 from memls import protocol as p
 from memls.daemon import RemoteEngine
 from memls.ownership import OwnerLock
@@ -53,17 +54,8 @@ def project(tmp_path) -> Path:
 @pytest.fixture
 def daemon(tmp_path):
     """`memls serve --socket` on a lexical data directory, up once it says it serves."""
-    data_dir = lexical(tmp_path / "data")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memls", "--data-dir", str(data_dir), "serve", "--socket"],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    line = proc.stderr.readline()
-    assert "serving" in line, line
-    yield data_dir
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 0
+    with socket_daemon(lexical(tmp_path / "data")) as data_dir:
+        yield data_dir
 
 
 def seed(data_dir: Path, project: Path) -> dict[str, str]:

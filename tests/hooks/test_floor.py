@@ -6,7 +6,6 @@ project answers gets nothing; a prompt a memory answers gets that memory."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import memls.hooks.client
+from hook_helpers import socket_daemon
 from memls import protocol as p
 from memls.daemon import RemoteEngine
 
@@ -32,17 +32,8 @@ MEMORIES = {
 
 @pytest.fixture
 def daemon(tmp_path):
-    data_dir = tmp_path / "data"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memls", "--data-dir", str(data_dir), "serve", "--socket"],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    line = proc.stderr.readline()
-    assert "serving" in line, line
-    yield data_dir
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 0
+    with socket_daemon(tmp_path / "data") as data_dir:
+        yield data_dir
 
 
 def ask(data_dir, project, prompt: str, session: str) -> subprocess.CompletedProcess:
