@@ -13,6 +13,7 @@ from memls.config.env import ENV_DATA_DIR, ENV_PREFIX, Environment, env_name, en
 from memls.config.file import (
     ENGINE_RETRIEVAL_KEYS,
     INSTRUCTION_GLOBS,
+    NOTE_GLOBS,
     RECORD_GLOBS,
     ConfigFile,
     Conflicts,
@@ -36,6 +37,7 @@ __all__ = [
     "ENV_DATA_DIR",
     "ENV_PREFIX",
     "INSTRUCTION_GLOBS",
+    "NOTE_GLOBS",
     "RECORD_GLOBS",
     "ConfigFile",
     "Conflicts",

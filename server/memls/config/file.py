@@ -119,6 +119,17 @@ INSTRUCTION_GLOBS: tuple[str, ...] = (
     ".memls/**",
 )
 RECORD_GLOBS: tuple[str, ...] = ("docs/adr/**", "docs/decisions/**")
+#: Which files of a project are notes at all (the owner's note watcher; the editor's
+#: `memls.notes.globs` setting starts from these too).
+NOTE_GLOBS: tuple[str, ...] = (
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".memls/**/*.md",
+    "docs/adr/**/*.md",
+    "docs/decisions/**/*.md",
+    ".github/copilot-instructions.md",
+    ".cursor/rules/**",
+)
 
 Globs = Annotated[
     list[Annotated[str, Meta(min_length=1)]],
@@ -131,6 +142,14 @@ class Notes(_Section, frozen=True):
     path in the project folder (`**` any directories; first match wins, instructions first).
     Used when the front that syncs a note does not say (the editor's `memls.notes.*`
     settings do)."""
+
+    globs: Annotated[
+        Globs,
+        Meta(
+            description="which files of a watched project are notes, indexed and watched "
+            "by the daemon",
+        ),
+    ] = msgspec.field(default_factory=lambda: list(NOTE_GLOBS))
 
     instructions: Annotated[
         Globs,

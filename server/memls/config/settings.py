@@ -21,6 +21,7 @@ from memls.config.env import env_name, environment
 from memls.config.file import (
     ENGINE_RETRIEVAL_KEYS,
     INSTRUCTION_GLOBS,
+    NOTE_GLOBS,
     RECORD_GLOBS,
     ConfigFile,
     Limits,
@@ -48,6 +49,7 @@ class Settings:
     auto_supersede: bool = False  # [conflicts] auto_supersede
     instruction_globs: tuple[str, ...] = INSTRUCTION_GLOBS  # [notes] instructions
     record_globs: tuple[str, ...] = RECORD_GLOBS  # [notes] records
+    note_globs: tuple[str, ...] = NOTE_GLOBS  # [notes] globs: what the note watcher reads
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval], the keys set
     query_cache: bool = True  # [retrieval] cache
     query_cache_entries: int = 256  # [retrieval] cache_entries
@@ -78,6 +80,7 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         auto_supersede=config.conflicts.auto_supersede,
         instruction_globs=tuple(config.notes.instructions),
         record_globs=tuple(config.notes.records),
+        note_globs=tuple(config.notes.globs),
         retrieval={
             k: v for k, v in _set_fields(config.retrieval).items() if k not in ENGINE_RETRIEVAL_KEYS
         },

@@ -34,12 +34,14 @@ from memls import protocol
 from memls.config import data_dir, ensure_private_dir
 from memls.daemon.citewatch import CitationWatcher
 from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
+from memls.daemon.notewatch import NoteWatcher, folder_of
 from memls.daemon.owner import OwnerServer
 from memls.daemon.sockets import remove_stale_socket, socket_path
 from memls.engine import Engine
 from memls.errors import StoreError
 from memls.index import integrity
 from memls.ownership import LOCK_NAME, OwnerLock
+from memls.scope import project_key
 
 __all__ = ["EngineHandle", "LocalEngine", "OwnerExited", "RemoteEngine", "open_engine", "reconnect"]
 
@@ -98,6 +100,9 @@ class EngineHandle(Protocol):
     def reconfirm(self, params: protocol.ReconfirmParams) -> protocol.ReconfirmResult: ...
     def context(self, params: protocol.ContextParams) -> protocol.ContextResult: ...
     def promote(self, params: protocol.PromoteParams) -> protocol.PromoteResult: ...
+    def watch(self, params: protocol.WatchParams) -> protocol.WatchResult: ...
+    def unwatch(self, params: protocol.UnwatchParams) -> protocol.UnwatchResult: ...
+    def watched(self, params: protocol.WatchedParams) -> protocol.WatchedResult: ...
 
 
 RETRY_SLEEP = 0.05
@@ -112,6 +117,7 @@ class LocalEngine(Engine):
 
     server: OwnerServer | None = None
     watcher: CitationWatcher | None = None
+    notes_watcher: NoteWatcher | None = None
     open_args: dict[str, Any] = {}
     subscribed_projects: frozenset[str] | None = None
 
@@ -133,7 +139,64 @@ class LocalEngine(Engine):
             self.watcher.start()
         return self.watcher
 
+    def watch_notes(self) -> NoteWatcher:
+        """Start the watcher of the watched projects' notes (idempotent): the owner's."""
+        if self.notes_watcher is None:
+            self.notes_watcher = NoteWatcher(self, self._sync_from_disk).start()
+        return self.notes_watcher
+
+    def _sync_from_disk(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
+        return Engine.sync_note(self, params)
+
+    def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
+        """A front's sync: an editor's open buffer (`open`) is left to the editor by the
+        note watcher until the editor syncs it from the disk again."""
+        result = Engine.sync_note(self, params)
+        if self.notes_watcher is not None:
+            self.notes_watcher.hold(result.uri, params.open)
+        return result
+
+    def watch(self, params: protocol.WatchParams) -> protocol.WatchResult:
+        """memory/watch: the project's notes indexed and, by a serving owner, followed; a
+        process that does not serve (a CLI command owning the store for a moment) records
+        the project for the next owner and indexes its notes once."""
+        project = str(folder_of(project_key(params.project)))
+        if self.notes_watcher is not None:
+            return self.notes_watcher.watch(project, self.front, params.wait)
+        added = self.add_watched(project, self.front)
+        notes = NoteWatcher(self, self._sync_from_disk).scan_once(project)
+        return protocol.WatchResult(
+            project=project, added=added, watching=False, indexed=True, notes=notes
+        )
+
+    def unwatch(self, params: protocol.UnwatchParams) -> protocol.UnwatchResult:
+        project = project_key(params.project)
+        if self.notes_watcher is not None:
+            removed = self.notes_watcher.unwatch(project)
+        else:
+            removed = self.remove_watched(project)
+        return protocol.UnwatchResult(project=project, removed=removed)
+
+    def watched(self, params: protocol.WatchedParams) -> protocol.WatchedResult:
+        listed = []
+        for project, via, since in self.watched_projects():
+            exists = Path(project).is_dir()
+            notes = (
+                len(self.notes_watcher.notes_of(project))
+                if self.notes_watcher is not None
+                else len(self.note_uris(project))
+            )
+            listed.append(
+                protocol.WatchedProject(
+                    project=project, via=via, since=since, exists=exists, notes=notes
+                )
+            )
+        return protocol.WatchedResult(projects=listed)
+
     def close(self, flush_timeout: float = 60.0) -> None:
+        notes_watcher, self.notes_watcher = self.notes_watcher, None
+        if notes_watcher is not None:
+            notes_watcher.stop()
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             watcher.stop()
@@ -213,6 +276,7 @@ def open_engine(
                 if serve:
                     local.serve()
                     local.watch_citations()  # catches up, then follows saves of cited files
+                    local.watch_notes()  # the watched projects' notes, scanned lazily
                     local.warm()  # a long-lived owner: the first query should not wait
                     local.adopt(integrity.check_in_background(local))  # Chroma deleted or broken?
                 else:

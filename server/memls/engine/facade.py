@@ -40,6 +40,7 @@ from memls.models import ModelRuntime
 from memls.ownership import OwnerLock
 from memls.retrieval.pipeline import RetrievalConfig
 from memls.scope import Visibility
+from memls.store import projects as store_projects
 from memls.store.db import DB_NAME, Database
 from memls.store.unit import Store
 
@@ -310,6 +311,21 @@ class Engine:
 
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         return self._cases.notes.sync_note(params)
+
+    def note_uris(self, project: str) -> list[str]:
+        """The note files the project's record holds (the owner's note watcher)."""
+        with self.storage.read(project) as tx:
+            return list(tx.note_files.facts())
+
+    def watched_projects(self) -> list[tuple[str, str, str]]:
+        """(project, via, since) of each project the owner watches the notes of."""
+        return store_projects.watched(self.db)
+
+    def add_watched(self, project: str, via: str) -> bool:
+        return store_projects.watch(self.db, project, via, self.clock())
+
+    def remove_watched(self, project: str) -> bool:
+        return store_projects.unwatch(self.db, project)
 
     def get(self, params: protocol.GetParams) -> protocol.Memory:
         return self._cases.reads.get(params)

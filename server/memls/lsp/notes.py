@@ -1,60 +1,16 @@
-"""Workspace notes: discover, read (open buffers win over disk), debounce, sync to the engine."""
+"""What the editor adds to the owner's note watcher: which open buffer is a note, of which
+kind, debounced; the disk is the owner's (`memls.notes.files`)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from pygls import uris
 
+from memls.notes.files import Unreadable, read_disk
 from memls.notes.globs import DEFAULT_GLOBS, NoteKind, default_type, matches, note_kind
-
-SKIP_DIRS = {
-    ".git",
-    "node_modules",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".mypy_cache",
-    ".pytest_cache",
-    "dist",
-    "build",
-    ".tox",
-    ".hypothesis",
-}
-MAX_NOTE_BYTES = 1024 * 1024
-
-
-def discover(root: Path, globs: list[str]) -> list[Path]:
-    """Note files under a folder, by glob on the path relative to it."""
-    found = []
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS or d in (".memls",))
-        for name in sorted(files):
-            path = Path(directory) / name
-            rel = path.relative_to(root).as_posix()
-            if matches(rel, globs):
-                found.append(path)
-    return found
-
-
-class Unreadable(Exception):
-    """The note exists but is not indexed now (too large, unreadable): its memories stay."""
-
-
-def read_disk(path: Path) -> str | None:
-    """The note's text, or None when it no longer exists (its units are then forgotten)."""
-    try:
-        if path.stat().st_size > MAX_NOTE_BYTES:
-            raise Unreadable(f"{path} is larger than {MAX_NOTE_BYTES} bytes")
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except (IsADirectoryError, PermissionError, OSError) as exc:
-        raise Unreadable(f"{path}: {exc}") from None
-
 
 class Debouncer:
     """Runs `action(key)` once, `delay` seconds after the last `touch(key)`."""
@@ -114,7 +70,7 @@ def kind_of(uri: str, root: Path, instructions: list[str], records: list[str]) -
 __all__ = [
     "DEFAULT_GLOBS",
     "Debouncer",
-    "discover",
+    "Unreadable",
     "is_note",
     "kind_of",
     "note_type",

@@ -2,7 +2,8 @@
 
 `parse(text)` turns one file into `Unit`s with exact source ranges (`index` keys them by
 canonical hash, first wins); `matches(path, globs)` says which files are notes.
-No I/O, no clock: the watcher in the LSP front reads files and calls the engine.
+No clock; the only I/O is `files` (finding, reading and choosing folders to watch), which
+the owner's note watcher (`memls.daemon.notewatch`) uses before it calls the engine.
 """
 
 from memls.notes.document import NoteFacts, comparable, note_facts

@@ -20,18 +20,10 @@ from fnmatch import fnmatchcase
 # (sections that argue one decision: compared across a change it records, and with another
 # record only through a change frame) or "" (neither: a record when it has a number or a
 # status).
-from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
+from memls.config import INSTRUCTION_GLOBS, NOTE_GLOBS, RECORD_GLOBS
 from memls.protocol.base import NoteKind
 
-DEFAULT_GLOBS: tuple[str, ...] = (
-    "AGENTS.md",
-    "CLAUDE.md",
-    ".memls/**/*.md",
-    "docs/adr/**/*.md",
-    "docs/decisions/**/*.md",
-    ".github/copilot-instructions.md",
-    ".cursor/rules/**",
-)
+DEFAULT_GLOBS: tuple[str, ...] = NOTE_GLOBS
 
 # The memory type a note file's units default to when no heading or text rule says otherwise
 # (pass it to `parse(text, default_type=...)`). First match wins.

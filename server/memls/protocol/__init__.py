@@ -18,3 +18,4 @@ from memls.protocol.methods import METHODS, NOTIFICATIONS, Method  # noqa: F401
 from memls.protocol.owner import *  # noqa: F403
 from memls.protocol.records import *  # noqa: F403
 from memls.protocol.requests import *  # noqa: F403
+from memls.protocol.watching import *  # noqa: F403

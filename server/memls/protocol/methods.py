@@ -25,6 +25,14 @@ from memls.protocol.conflicts import (
     Verdict,
 )
 from memls.protocol.records import Memory
+from memls.protocol.watching import (
+    UnwatchParams,
+    UnwatchResult,
+    WatchedParams,
+    WatchedResult,
+    WatchParams,
+    WatchResult,
+)
 from memls.protocol.requests import (
     AuditParams,
     AuditResult,
@@ -100,6 +108,9 @@ METHODS: dict[str, Method] = {
     "memory/reconfirm": Method("reconfirm", ReconfirmParams, ReconfirmResult),
     "memory/context": Method("context", ContextParams, ContextResult),
     "memory/promote": Method("promote", PromoteParams, PromoteResult),
+    "memory/watch": Method("watch", WatchParams, WatchResult),
+    "memory/unwatch": Method("unwatch", UnwatchParams, UnwatchResult),
+    "memory/watched": Method("watched", WatchedParams, WatchedResult),
 }
 """Every engine operation reachable over the wire (LSP requests and the owner's socket)."""
 

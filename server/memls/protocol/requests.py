@@ -308,6 +308,9 @@ class SyncNoteParams(Wire):
     #: null: the engine decides by the note's path in the project folder and the `[notes]`
     #: globs of its config.toml (the editor sends what its own settings say)
     kind: NoteKind | None = None
+    #: true: `text` is an editor's open buffer, which wins over the disk: the owner's note
+    #: watcher leaves this file alone until it is synced again with `open` false
+    open: bool = False
 
 
 class SyncNoteResult(Wire):

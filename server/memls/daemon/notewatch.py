@@ -1,0 +1,296 @@
+"""The owner's note watcher: every project a front names (an editor's workspace folder, an
+agent's root, `--project` of `memls mcp`, the hooks and the CLI's `context` and `query`) has
+its notes (AGENTS.md, CLAUDE.md, `.memls/`, decision records, rules files) indexed and
+followed by the process that owns the store, so an agent with no editor open has them, and an
+editor and an agent on one folder see the same notes, indexed once.
+
+- The watched set is in the store (`watched_projects`): it survives a restart. At start each
+  project is queued for a scan, in the background and one at a time (the daemon answers at
+  once); a front that names a project moves it to the head of the queue and waits for it,
+  within a bound (`memory/watch`'s `wait`).
+- A scan finds the project's note files by glob (`[notes] globs`), syncs each one (unchanged
+  units stay, `Notes.sync_note`) and forgets the units of notes that went while no owner ran.
+- Watching is cheap: `notes.files.watch_folders` (no recursive watch of the tree), one
+  watchfiles thread for every project; a folder that appears or goes makes its project
+  scanned again.
+- An editor's open buffer wins over the disk: a note synced with `open` is left to the editor
+  until it is synced again without (the editor closed it).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import watchfiles
+from pygls import uris
+
+from memls import protocol
+from memls.errors import InvalidInput, MemlsError
+from memls.notes import default_type, matches, note_kind
+from memls.notes.files import Unreadable, discover, read_disk, watch_folders
+
+log = logging.getLogger("memls.daemon.notewatch")
+
+DEBOUNCE_MS = 200
+"""Changes closer together than this are read as one batch (an editor's save writes a
+temporary file and renames it)."""
+
+Sync = Callable[[protocol.SyncNoteParams], protocol.SyncNoteResult]
+
+
+def folder_of(project: str) -> Path:
+    """The folder a watched project names; InvalidInput (field `project`) when it names none."""
+    path = Path(project)
+    if not path.is_absolute() or not path.is_dir():
+        raise InvalidInput(
+            f"{project} is not a folder: a watched project is the absolute path of a "
+            "project's root folder",
+            field="project",
+        )
+    return path
+
+
+class _Project:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.scanned = threading.Event()
+        self.notes: dict[str, protocol.NoteFile] = {}
+        self.folders: set[Path] = set()
+
+
+class NoteWatcher:
+    def __init__(self, engine: Any, sync: Sync) -> None:
+        self.engine = engine
+        self._sync = sync
+        settings = engine.settings
+        self.globs: tuple[str, ...] = tuple(settings.note_globs)
+        self.kinds = (tuple(settings.instruction_globs), tuple(settings.record_globs))
+        self._lock = threading.Condition()
+        self._projects: dict[str, _Project] = {}
+        self._queue: deque[tuple[str, str]] = deque()  # (project, "scan" | a file path)
+        self._held: set[str] = set()  # note uris an editor holds open
+        self._stop = threading.Event()
+        self._restart = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.watching = threading.Event()
+        """Set while the current folders are being watched (cleared when they change)."""
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> NoteWatcher:
+        for project, _via, _since in self.engine.watched_projects():
+            if Path(project).is_dir():
+                self._add(project, first=False)
+        for name, target in (("memls-notes", self._work), ("memls-notes-watch", self._watch)):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._restart.set()
+        with self._lock:
+            self._lock.notify_all()
+        for thread in self._threads:
+            thread.join(10)
+
+    # ------------------------------------------------------------ what fronts ask
+
+    def watch(self, project: str, via: str, wait: float) -> protocol.WatchResult:
+        folder_of(project)
+        added = bool(self.engine.add_watched(project, via))
+        state = self._add(project, first=True)
+        indexed = state.scanned.wait(wait) if wait > 0 else state.scanned.is_set()
+        return protocol.WatchResult(
+            project=project,
+            added=added,
+            watching=True,
+            indexed=indexed,
+            notes=self.notes_of(project),
+        )
+
+    def unwatch(self, project: str) -> bool:
+        removed = bool(self.engine.remove_watched(project))
+        with self._lock:
+            self._projects.pop(project, None)
+        self._restart.set()
+        return removed
+
+    def notes_of(self, project: str) -> list[protocol.NoteFile]:
+        with self._lock:
+            state = self._projects.get(project)
+            return sorted(state.notes.values(), key=lambda n: n.uri) if state else []
+
+    def hold(self, uri: str, held: bool) -> None:
+        """An editor synced `uri` from its open buffer (held) or from the disk (released)."""
+        with self._lock:
+            if held:
+                self._held.add(uri)
+            else:
+                self._held.discard(uri)
+
+    def scan_once(self, project: str) -> list[protocol.NoteFile]:
+        """Index a project's notes now, on this thread (a process that does not watch)."""
+        state = _Project(folder_of(project))
+        with self._lock:
+            self._projects[project] = state
+        self._scan(project)
+        return self.notes_of(project)
+
+    # ------------------------------------------------------------ the queue
+
+    def _add(self, project: str, *, first: bool) -> _Project:
+        with self._lock:
+            state = self._projects.get(project)
+            if state is None:
+                state = self._projects[project] = _Project(Path(project))
+                self._queue.append((project, "scan"))
+            if first and not state.scanned.is_set():
+                try:
+                    self._queue.remove((project, "scan"))
+                except ValueError:
+                    pass  # being scanned now
+                else:
+                    self._queue.appendleft((project, "scan"))
+            self._lock.notify_all()
+            return state
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                while not self._queue and not self._stop.is_set():
+                    self._lock.wait()
+                if self._stop.is_set():
+                    return
+                project, what = self._queue.popleft()
+            try:
+                if what == "scan":
+                    self._scan(project)
+                else:
+                    self._file(project, Path(what))
+            except MemlsError as error:  # the project's folder went, a bad note
+                log.warning("notes of %s not indexed: %s", project, error)
+            except Exception:  # one project's failure must not stop the watcher
+                log.exception("notes of %s not indexed", project)
+            finally:
+                state = self._projects.get(project)
+                if what == "scan" and state is not None:
+                    state.scanned.set()
+
+    def _scan(self, project: str) -> None:
+        state = self._projects.get(project)
+        if state is None or not state.root.is_dir():
+            return
+        found = discover(state.root, self.globs)
+        seen = {self._file(project, path) for path in found}
+        for uri in self.engine.note_uris(project):
+            if uri not in seen and self._mine(project, uri) and not self._is_held(uri):
+                self._sync_text(project, uri, None)
+        folders = watch_folders(state.root, self.globs, found)
+        with self._lock:
+            changed = folders != state.folders
+            state.folders = folders
+        if changed:
+            self._restart.set()
+
+    def _mine(self, project: str, uri: str) -> bool:
+        path = uris.to_fs_path(uri)
+        if not path:
+            return False
+        try:
+            return matches(Path(path).relative_to(project).as_posix(), self.globs)
+        except ValueError:
+            return False
+
+    def _is_held(self, uri: str) -> bool:
+        with self._lock:
+            return uri in self._held
+
+    def _file(self, project: str, path: Path) -> str:
+        uri = uris.from_fs_path(str(path)) or ""
+        if self._is_held(uri):
+            return uri
+        try:
+            text = read_disk(path)
+        except Unreadable as exc:
+            log.warning("not indexing %s", exc)  # keep what was indexed before
+            return uri
+        self._sync_text(project, uri, text)
+        return uri
+
+    def _sync_text(self, project: str, uri: str, text: str | None) -> None:
+        relative = Path(uris.to_fs_path(uri) or "").relative_to(project).as_posix()
+        result = self._sync(
+            protocol.SyncNoteParams(
+                uri=uri,
+                text=text,
+                project=project,
+                default_type=default_type(relative),  # type: ignore[arg-type]
+            )
+        )
+        with self._lock:
+            state = self._projects.get(project)
+            if state is None:
+                return
+            if text is None:
+                state.notes.pop(uri, None)
+            else:
+                kind = note_kind(relative, *self.kinds)
+                state.notes[uri] = protocol.NoteFile(uri=uri, kind=kind, secrets=result.secrets)
+
+    # ------------------------------------------------------------ the watch
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            self._restart.clear()
+            self.watching.clear()
+            with self._lock:
+                folders = sorted({str(f) for s in self._projects.values() for f in s.folders})
+            if not folders:
+                self._restart.wait()
+                continue
+            try:
+                for changes in watchfiles.watch(
+                    *folders,
+                    recursive=False,
+                    debounce=DEBOUNCE_MS,
+                    step=50,
+                    stop_event=self._restart,
+                    rust_timeout=500,
+                    yield_on_timeout=True,
+                    raise_interrupt=False,
+                    ignore_permission_denied=True,
+                ):
+                    if changes:
+                        self._changed(changes)
+                    elif not self._restart.is_set():
+                        self.watching.set()  # the watch is in place (it timed out once)
+            except Exception:  # a folder vanished mid-watch: read the set again
+                log.exception("watching notes failed; watching again")
+                self._stop.wait(1.0)
+
+    def _changed(self, changes: Iterable[tuple[watchfiles.Change, str]]) -> None:
+        with self._lock:
+            roots = sorted(self._projects, key=len, reverse=True)
+            for change, raw in changes:
+                path = Path(raw)
+                project = next((r for r in roots if Path(r) in path.parents), None)
+                if project is None:
+                    continue
+                state = self._projects[project]
+                relative = path.relative_to(project).as_posix()
+                if path.is_dir() or (change == watchfiles.Change.deleted and path in state.folders):
+                    task = (project, "scan")  # a folder came or went
+                elif matches(relative, self.globs):
+                    task = (project, str(path))
+                else:
+                    continue
+                if task not in self._queue:
+                    self._queue.append(task)
+            self._lock.notify_all()
