@@ -4,7 +4,6 @@ contradiction" clears it, "Open the other statement" shows the other note."""
 from __future__ import annotations
 
 import ast
-import asyncio
 
 import pytest
 from lsprotocol import types
@@ -39,15 +38,6 @@ async def test_code_action_not_a_contradiction_clears_the_diagnostic(client):
         "- The light theme uses a black background\n"
     )
     uri = uris.from_fs_path(str(note))
-    if client.editor == "visual-studio-code":
-        # the server asks to watch the notes (client/registerCapability, a request)
-        await asyncio.wait_for(client.registered.wait(), timeout=60)
-        assert client.registrations
-        client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Created)]
-            )
-        )
     diags = await wait_until(
         client, DIAGNOSTICS, lambda: client.diagnostics.get(uri), what="diagnostics on disk note"
     )

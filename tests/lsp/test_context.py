@@ -5,8 +5,6 @@ promoted memory that the note watcher reads back as the same memory, never a sec
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types
-from pygls import uris
 from pygls.exceptions import JsonRpcException
 
 from lsp_helpers import CHANGED, call, note_units, notes_indexed, wait_until
@@ -36,13 +34,6 @@ async def test_briefing_and_promote_round_trip(client):
     # a teammate's edit to the note: the watcher syncs the file, the new line is a new
     # memory and the promoted item stays the memory it was
     note.write_text(note.read_text() + "- Backups are restored monthly as a drill\n")
-    if client.editor == "visual-studio-code":  # VS Code watches the files and tells the server
-        change = types.FileEvent(
-            uri=uris.from_fs_path(str(note)), type=types.FileChangeType.Changed
-        )
-        client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(changes=[change])
-        )
     units = await wait_until(
         client,
         CHANGED,

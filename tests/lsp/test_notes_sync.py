@@ -37,7 +37,6 @@ async def test_notes_are_indexed_with_ranges_and_sources(client):
 async def test_watched_file_removed_on_disk_forgets_its_units(client):
     root = client.root
     note = root / ".memls" / "decisions.md"
-    uri = uris.from_fs_path(str(note))
     await wait_until(
         client,
         CHANGED,
@@ -46,12 +45,6 @@ async def test_watched_file_removed_on_disk_forgets_its_units(client):
         what="the note indexed",
     )
     note.unlink()
-    if client.editor == "visual-studio-code":
-        client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Deleted)]
-            )
-        )
     log = await wait_until(
         client,
         CHANGED,

@@ -34,7 +34,6 @@ async def initialized(ls: MemlsServer, params: types.InitializedParams) -> None:
     ls.spawn(ls.start_engine())
     await pull_configuration(ls)
     ls.spawn(ls.index_workspace())
-    ls.spawn(ls.watch())
 
 
 async def pull_configuration(ls: MemlsServer) -> None:
@@ -76,12 +75,6 @@ def folders_changed(ls: MemlsServer, params: types.DidChangeWorkspaceFoldersPara
     ls.spawn(ls.index_workspace())
 
 
-def watched(ls: MemlsServer, params: types.DidChangeWatchedFilesParams) -> None:
-    for change in params.changes:
-        if change.uri not in ls.workspace.text_documents:
-            ls.sync_debounce.touch(change.uri)
-
-
 def document_changed(ls: MemlsServer, params: Any) -> None:
     """didOpen / didChange / didClose: the buffer (or, after close, the disk) is re-read."""
     ls.sync_debounce.touch(params.text_document.uri)
@@ -107,7 +100,6 @@ FEATURES: list[tuple[str, Callable[..., Any], Any]] = [
     (types.SHUTDOWN, shutdown, None),
     (types.WORKSPACE_DID_CHANGE_CONFIGURATION, configuration_changed, None),
     (types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, folders_changed, None),
-    (types.WORKSPACE_DID_CHANGE_WATCHED_FILES, watched, None),
     (types.TEXT_DOCUMENT_DID_OPEN, document_changed, None),
     (types.TEXT_DOCUMENT_DID_CHANGE, document_changed, None),
     (types.TEXT_DOCUMENT_DID_CLOSE, document_changed, None),

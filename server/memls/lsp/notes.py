@@ -12,6 +12,7 @@ from pygls import uris
 from memls.notes.files import Unreadable, read_disk
 from memls.notes.globs import DEFAULT_GLOBS, NoteKind, default_type, matches, note_kind
 
+
 class Debouncer:
     """Runs `action(key)` once, `delay` seconds after the last `touch(key)`."""
 

@@ -1,15 +1,19 @@
-"""Workspace notes kept indexed: discovered at start (with `$/progress`), re-read on edits
-(open buffers win over the disk) and on file changes (the client's dynamic
-`workspace/didChangeWatchedFiles` where it offers it, `watchfiles` otherwise)."""
+"""What an editor adds to the owner's note watcher.
+
+The process that owns the store indexes and watches the notes of every workspace folder
+(`memory/watch`, `memls.daemon.notewatch`): this window names its folders, shows `$/progress`
+while they are read and embedded, and learns which note files there are (for diagnostics).
+What only an editor has is its open buffers: they win over the disk, so an open note is synced
+from the buffer as it is edited (`open`: the owner's watcher leaves it alone), and from the
+disk again when it is closed.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import uuid
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
 from pygls import uris
 
 from memls import protocol
@@ -19,27 +23,27 @@ from memls.lsp.base import ServerBase, log
 from memls.lsp.progress import Progress
 from memls.lsp.projects import Folder
 
+WATCH_WAIT = 30.0  # s a folder's first reading may take before progress stops waiting
+
 
 class NoteSync(ServerBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.sync_debounce = notes.Debouncer(0.25, self._sync_uri)
+        self.notes_debounce = notes.Debouncer(0.3, self._refresh_notes)
 
     async def index_workspace(self) -> None:
         await self.ready.wait()
         if self.engine is None:
             return
-        files = [
-            (folder, path)
-            for folder in self.projects.folders
-            for path in await asyncio.get_running_loop().run_in_executor(
-                self.pool, notes.discover, folder.path, self.globs
-            )
-        ]
-        progress = await Progress(self, "memls: indexing notes").begin(f"{len(files)} files")
-        for n, (_folder, path) in enumerate(files, start=1):
-            await self._sync_uri(uris.from_fs_path(str(path)), refresh=False)
-            progress.report(f"{n}/{len(files)} {path.name}", int(100 * n / max(1, len(files))))
+        folders = list(self.projects.folders)
+        progress = await Progress(self, "memls: indexing notes").begin(f"{len(folders)} folder(s)")
+        count = 0
+        for n, folder in enumerate(folders, start=1):
+            count += await self._watch(folder, WATCH_WAIT)
+            progress.report(f"{n}/{len(folders)} {folder.path.name}", int(100 * n / len(folders)))
+        for uri in list(self.workspace.text_documents):
+            self.sync_debounce.touch(uri)  # buffers opened before the engine was ready
         if progress.shown:
             # the notes are in the record; progress stays open until they are embedded too,
             # since search by meaning and the contradiction check wait for that
@@ -50,9 +54,53 @@ class NoteSync(ServerBase):
                     break
                 progress.report(f"embedding: {health.index_pending} left")
                 await asyncio.sleep(0.25)
-        progress.end(f"indexed {len(files)} note files")
-        for folder in self.projects.folders:
+        progress.end(f"indexed {count} note files")
+        for folder in folders:
             self.schedule_refresh(folder.project, delay=0.0)
+
+    async def _watch(self, folder: Folder, wait: float) -> int:
+        """Ask the owner to watch the folder; take the notes it has. Returns how many."""
+        try:
+            result = await self.run(
+                "watch", protocol.WatchParams(project=folder.project, wait=wait)
+            )
+        except MemlsError as exc:
+            log.warning("the notes of %s are not watched: %s", folder.path, exc)
+            return 0
+        self._take(folder.project, result.notes)
+        return len(result.notes)
+
+    def _take(self, project: str, found: list[protocol.NoteFile]) -> None:
+        """The owner's list of the project's notes (and their secrets) replaces ours."""
+        changed = False
+        mine = {uri for uri, p in self.indexed.items() if p == project}
+        listed = {n.uri for n in found}
+        for uri in mine - listed:
+            if uri not in self.workspace.text_documents:
+                self.indexed.pop(uri, None)
+                self.note_secrets.pop(uri, None)
+                changed = True
+        for note in found:
+            if note.uri in self.workspace.text_documents:
+                continue  # the buffer's own sync says what it holds
+            if self.indexed.get(note.uri) != project or self.note_secrets.get(note.uri) != (
+                note.secrets
+            ):
+                changed = True
+            self.indexed[note.uri] = project
+            self.note_secrets[note.uri] = list(note.secrets)
+        if changed:
+            self.publish(project)
+
+    async def _refresh_notes(self, project: str) -> None:
+        folder = next((f for f in self.projects.folders if f.project == project), None)
+        if folder is not None:
+            await self._watch(folder, 0.0)
+
+    def notes_changed(self, project: str) -> None:
+        """The owner synced notes of the project: learn its list again (debounced)."""
+        if project in {f.project for f in self.projects.folders}:
+            self.notes_debounce.touch(project)
 
     def note_folder(self, uri: str) -> Folder | None:
         folder = self.projects.containing(uri)
@@ -61,8 +109,9 @@ class NoteSync(ServerBase):
         return folder
 
     async def _sync_uri(self, uri: str, refresh: bool = True) -> None:
+        """An open buffer (or, once it is closed, the disk) synced to the owner."""
         folder = self.note_folder(uri)
-        if folder is None:
+        if folder is None or self.engine is None:
             return
         doc = self.workspace.text_documents.get(uri)
         if doc is not None:
@@ -84,6 +133,7 @@ class NoteSync(ServerBase):
             kind=notes.kind_of(
                 uri, folder.path, self.settings.notes.instructions, self.settings.notes.records
             ),
+            open=doc is not None,
         )
         try:
             result = await self.run("sync_note", params)
@@ -97,56 +147,3 @@ class NoteSync(ServerBase):
         # pairs read before may sit in this note, and its secrets are shown as they change
         if (refresh and first) or secrets_changed:
             self.publish(folder.project)
-
-    async def watch(self) -> None:
-        caps = self.client_capabilities.workspace
-        dynamic = (
-            caps is not None
-            and caps.did_change_watched_files is not None
-            and caps.did_change_watched_files.dynamic_registration
-        )
-        if dynamic:
-            watchers = [
-                types.FileSystemWatcher(
-                    glob_pattern=types.RelativePattern(base_uri=f.uri, pattern=g)
-                )
-                for f in self.projects.folders
-                for g in self.globs
-            ]
-            try:
-                await self.client_register_capability_async(
-                    types.RegistrationParams(
-                        registrations=[
-                            types.Registration(
-                                id=str(uuid.uuid4()),
-                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                    watchers=watchers
-                                ),
-                            )
-                        ]
-                    )
-                )
-                return
-            except Exception:  # noqa: BLE001 - fall back to our own watcher
-                log.warning("client refused file watching; using watchfiles")
-        self.spawn(self._watchfiles())
-
-    async def _watchfiles(self) -> None:
-        import watchfiles
-
-        roots = [str(f.path) for f in self.projects.folders]
-        if not roots:
-            return
-
-        def wanted(_change: Any, path: str) -> bool:
-            uri = uris.from_fs_path(path)
-            return self.note_folder(uri) is not None
-
-        async for changes in watchfiles.awatch(
-            *roots, watch_filter=wanted, debounce=200, step=50, recursive=True
-        ):
-            for _change, path in changes:
-                uri = uris.from_fs_path(path)
-                if uri not in self.workspace.text_documents:
-                    self.sync_debounce.touch(uri)

@@ -3,9 +3,10 @@
 - `initialize` is answered at once; the engine handle opens after `initialized`, off the event
   loop (`open_engine`: this process owns the store, or it talks to the owner's socket; the
   server does not care which), and models load lazily on their own pool.
-- requests.py: every `memory/*` request; notes_sync.py: the workspace's notes indexed and
-  watched; publish.py + diagnostics.py: contradictions as diagnostics; actions.py: code actions
-  and commands; progress.py; settings.py; features.py: the one registration table.
+- requests.py: every `memory/*` request; notes_sync.py: the workspace's folders named to the
+  owner's note watcher, and the open buffers, which win over the disk; publish.py +
+  diagnostics.py: contradictions as diagnostics; actions.py: code actions and commands;
+  progress.py; settings.py; features.py: the one registration table.
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ class MemlsServer(Requests, NoteSync, Publisher):
             self.conflicts_found(payload)
         elif method == "memory/changed":
             self.memories_changed(payload)
+            if payload.op == "sync":  # the owner read notes: which there are may have changed
+                self.notes_changed(payload.project)
 
     def apply_settings(self, raw: Any, where: str) -> bool:
         """Take the client's settings; a bad value is logged and shown, the old ones stay."""

@@ -25,14 +25,6 @@ from memls.protocol.conflicts import (
     Verdict,
 )
 from memls.protocol.records import Memory
-from memls.protocol.watching import (
-    UnwatchParams,
-    UnwatchResult,
-    WatchedParams,
-    WatchedResult,
-    WatchParams,
-    WatchResult,
-)
 from memls.protocol.requests import (
     AuditParams,
     AuditResult,
@@ -70,6 +62,14 @@ from memls.protocol.requests import (
     SupersedeResult,
     SyncNoteParams,
     SyncNoteResult,
+)
+from memls.protocol.watching import (
+    UnwatchParams,
+    UnwatchResult,
+    WatchedParams,
+    WatchedResult,
+    WatchParams,
+    WatchResult,
 )
 
 
