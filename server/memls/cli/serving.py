@@ -32,7 +32,13 @@ def serve(
         False,
         "--socket",
         help="Own the store and serve only the owner socket, no LSP (the daemon the agents' "
-        "hooks start); exits at once when another process owns the store.",
+        "hooks and memls mcp start); exits once another process serves the store.",
+    ),
+    ready_fd: Optional[int] = typer.Option(
+        None,
+        "--ready-fd",
+        hidden=True,
+        help="--socket: write a line to this file descriptor once the socket is served.",
     ),
 ) -> None:
     """Run the memls daemon: the language server that owns the store (or joins its owner).
@@ -42,7 +48,7 @@ def serve(
     if socket_only:
         if stdio or tcp:
             raise InvalidInput("--socket serves no LSP: drop --stdio/--tcp", field="transport")
-        _serve_socket()
+        _serve_socket(ready_fd)
         return
     import ipaddress
     import os
@@ -84,22 +90,35 @@ def serve(
     serve_tcp(host, int(port_text), token, data_dir)
 
 
-def _serve_socket() -> None:
-    """Own the data directory and serve its socket until SIGTERM or SIGINT."""
+def _serve_socket(ready_fd: int | None) -> None:
+    """Own the data directory and serve its socket until SIGTERM or SIGINT. When another
+    process owns it, wait (bounded) until that one serves, then exit: either way the socket
+    is served when `ready_fd` hears "ready"."""
+    import os
     import signal
     import threading
 
     from memls.daemon import RemoteEngine, open_engine, socket_path
 
-    engine = open_engine(State.data_dir, front="daemon", serve=True, wait_seconds=0)
+    def ready() -> None:
+        if ready_fd is not None:
+            try:
+                os.write(ready_fd, b"ready\n")
+                os.close(ready_fd)
+            except OSError:
+                pass  # whoever waited has gone
+
+    engine = open_engine(State.data_dir, front="daemon", serve=True, wait_seconds=30)
     if isinstance(engine, RemoteEngine):
         engine.close()
+        ready()
         print(f"memls: {engine.directory} is served already; nothing to do", file=sys.stderr)
         return
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     print(f"memls: serving {socket_path(engine.directory)}", file=sys.stderr)
+    ready()
     try:
         stop.wait()
     finally:

@@ -1,14 +1,15 @@
 """The briefing (memory/context): what an agent should know about a project before it acts,
 within a token budget.
 
-Two sections: the standing decisions, conventions and constraints (current: superseded ones
-and the losing side of a contradiction left out; stale ones marked), then the memories most
-relevant to the prompt and paths (what comes from or cites one of the paths, then the query
-at the interactive depth by default; at prompt time, standing false, only the query's hits
-above a relevance floor). Whole entries are kept in order of relevance (relevant
-ones first, then the standing ones,
-verified before candidate, constraints, decisions, conventions, newest first) until the budget
-is spent; the rest are dropped whole, never cut. Within one session a memory already given is
+Two sections: the standing decisions, conventions and constraints, and the lines of the
+instruction files (current: superseded ones and the losing side of a contradiction left out;
+stale ones marked), then the memories most relevant to the prompt and paths, which come first
+(a standing memory that answers the prompt is given as relevant): what comes from or cites
+one of the paths, then the query at the interactive depth by default (at prompt time,
+standing false, only the query's hits above a relevance floor). Whole entries are kept in
+order of relevance (relevant ones first, then the standing ones, verified before candidate,
+constraints, decisions, conventions, instruction lines, newest first) until the budget is
+spent; the rest are dropped whole, never cut. Within one session a memory already given is
 not given again. Tokens are counted with the packaged embedder's tokenizer
 (`models.tokens`)."""
 
@@ -28,6 +29,8 @@ from memls.scope import VISIBLE_TRUST, project_key
 from memls.store.briefings import BriefingSessions
 
 STANDING_TYPES: tuple[protocol.MemoryType, ...] = ("constraint", "decision", "convention")
+# the other types stand too when they are units of an instruction file
+NOTE_TYPES: tuple[protocol.MemoryType, ...] = ("preference", "fact", "lesson", "note")
 Candidate = tuple[str, protocol.Memory, float | None]  # (section, memory, query score)
 SESSION_DAYS = 7  # what a session was given is kept this long
 QUERY_CHARS = 2000  # a long prompt (a pasted log) is searched by its first characters
@@ -110,6 +113,7 @@ class Briefing:
         given: Callable[[str], AbstractContextManager[BriefingSessions]],
         counter: Counter,
         clock: Callable[[], str],
+        instruction_uris: Callable[[str], set[str]] = lambda project: set(),
     ) -> None:
         self._list = list_memories
         self._query = query
@@ -118,6 +122,7 @@ class Briefing:
         self._given = given  # a read of the same
         self._counter = counter
         self._clock = clock
+        self._instruction_uris = instruction_uris
 
     def context(self, params: protocol.ContextParams) -> protocol.ContextResult:
         project = project_key(params.project)
@@ -127,7 +132,10 @@ class Briefing:
             with self._given(project) as sessions:
                 given = sessions.given(params.session)
         standing = self._standing(project, now) if params.standing else []
-        relevant, degraded = self._relevant(project, params, {m.id for m in standing})
+        # what answers the prompt comes first, standing or not: a tight budget keeps it
+        relevant, degraded = self._relevant(project, params, set())
+        answered = {m.id for m, _ in relevant}
+        standing = [m for m in standing if m.id not in answered]
         candidates: list[Candidate] = [("relevant", m, s) for m, s in relevant]
         candidates += [("standing", m, None) for m in standing]
         fresh = [c for c in candidates if c[1].id not in given]
@@ -155,21 +163,25 @@ class Briefing:
     # ------------------------------------------------------------ what could be given
 
     def _standing(self, project: str, now: str) -> list[protocol.Memory]:
+        """The standing memories: constraints, decisions, conventions, and every unit of an
+        instruction file (each of its lines is a standing instruction, whatever its type)."""
         found: list[protocol.Memory] = []
-        for kind in STANDING_TYPES:
+        instructions = self._instruction_uris(project)
+        for kind in (*STANDING_TYPES, *NOTE_TYPES):
             listed = self._list(
                 protocol.ListParams(project=project, status="active", type=kind, limit=1000)
             )
             found += [
                 m
                 for m in listed.memories
-                if m.trust in VISIBLE_TRUST
+                if (kind in STANDING_TYPES or m.source_uri in instructions)
+                and m.trust in VISIBLE_TRUST
                 and (m.valid_until is None or m.valid_until > now)
                 and m.valid_from <= now
                 and not m.superseded_by
                 and not loses(m)
             ]
-        order = {kind: n for n, kind in enumerate(STANDING_TYPES)}
+        order = {kind: n for n, kind in enumerate((*STANDING_TYPES, *NOTE_TYPES))}
         found.sort(key=lambda m: m.recorded_at, reverse=True)
         found.sort(key=lambda m: (m.trust != "verified", order[m.type]))
         return found

@@ -166,6 +166,7 @@ def compose(
             given=storage.briefing_given,
             counter=TokenCounter(settings.embedder_dir),
             clock=clock,
+            instruction_uris=notes.instruction_uris,
         ),
         promote=Promote(
             write=units.write,

@@ -176,6 +176,13 @@ class Notes:
             secrets=found,
         )
 
+    def instruction_uris(self, project: str) -> set[str]:
+        """The project's note files that are instruction files (AGENTS.md, CLAUDE.md, rules):
+        every unit of one is a standing instruction."""
+        with self.units.read(project) as tx:
+            facts = tx.note_files.facts()
+        return {uri for uri, raw in facts.items() if _FACTS.decode(raw).kind == "instructions"}
+
     def _note_kind(self, uri: str, project: str) -> protocol.NoteKind:
         """What kind of document the note is, by its path in the project folder (a project
         named by its folder's path, as the editor names it) and config.toml's `[notes]`

@@ -26,7 +26,8 @@ from memls.files import replace_text
 COMMAND_NAME = "memls-hook"
 EVENTS = ("SessionStart", "UserPromptSubmit")
 MATCHERS = {"SessionStart": "startup|resume|clear|compact"}  # UserPromptSubmit has none
-TIMEOUT_S = 10  # Claude Code's limit for the command; the hook itself answers well before
+TIMEOUT_S = 30  # Claude Code's limit for the command; a warm hook answers in tens of ms, one
+# that starts the daemon waits for it at most 20 s (memls.hooks.client.START_WAIT)
 LOCAL = Path(".claude") / "settings.local.json"
 SHARED = Path(".claude") / "settings.json"
 

@@ -8,9 +8,11 @@ and prints Claude Code's hook output:
 
 or nothing at all when there is nothing new to give. It never blocks the prompt: it exits 0
 whatever happens to the daemon (a bad installation, e.g. an unknown project, is exit 1 with one
-line on stderr: Claude Code shows it and goes on). When nobody serves the data directory it
-starts the daemon in the background (`memls serve --socket`) for the next prompt and answers
-with nothing, at once.
+line on stderr: Claude Code shows it and goes on). Each call names the project to the daemon
+(`memory/watch`: its notes are indexed and followed from then on). When nobody serves the data
+directory it starts the daemon (`memls serve --socket`, which goes on after the session) and
+waits for it, within a bound (`START_WAIT`), so the first session after a reboot is briefed
+with its notes too.
 
     memls-hook --project DIR --data-dir DIR [--budget N] [--prompt-budget N] [--timeout S]
 
@@ -24,94 +26,25 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
+import time
+
+if not __package__:  # run as a script (`python -S .../memls/hooks/client.py`): find memls
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from memls import reach  # the standard library only
 
 TYPE_CHECKING = False  # `typing` and `pathlib` are a third of the hook's imports: not loaded
 if TYPE_CHECKING:
     from typing import Any
 
-SOCKET_NAME = "memls.sock"
 EVENTS = ("SessionStart", "UserPromptSubmit")
 FRESH_SOURCES = ("clear", "compact")  # the agent's context was emptied: brief it again
-MAX_UNIX_PATH = 100
 PROMPT_CHARS = 4000  # a pasted log is searched by its start (the engine reads 2,000 of it)
-
-
-class Unavailable(Exception):
-    """Nobody serves the data directory (no socket, refused, or silent)."""
-
-
-class Failed(Exception):
-    """The daemon answered with an error (bad project, bad input)."""
-
-
-def _address(path: str) -> str:
-    """The socket's address; a long path through /proc/self/fd (as the owner binds it)."""
-    if len(os.fsencode(path)) <= MAX_UNIX_PATH:
-        return path
-    fd = os.open(os.path.dirname(path), os.O_PATH | os.O_DIRECTORY)  # open until the end
-    return f"/proc/self/fd/{fd}/{os.path.basename(path)}"
-
-
-def request(data_dir: str, method: str, params: dict[str, Any], timeout: float) -> Any:
-    """One request on the owner socket (after the hello), its result; Unavailable or Failed."""
-    path = os.path.join(data_dir, SOCKET_NAME)
-    if not os.path.exists(path):
-        raise Unavailable(f"no owner socket at {path}")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        try:
-            sock.connect(_address(path))
-        except OSError as exc:
-            raise Unavailable(f"{path}: {exc}") from None
-        hello = {"id": 1, "method": "$/hello", "params": {"front": "hook:claude-code"}}
-        call = {"id": 2, "method": method, "params": params}
-        sock.sendall((json.dumps(hello) + "\n" + json.dumps(call) + "\n").encode())
-        reader = sock.makefile("rb")
-        while True:
-            try:
-                line = reader.readline()
-            except OSError as exc:  # a timeout included
-                raise Unavailable(f"no answer from the daemon: {exc}") from None
-            if not line:
-                raise Unavailable("the daemon closed the connection")
-            reply = json.loads(line)
-            if reply.get("id") != 2:
-                continue
-            if "error" in reply:
-                error = reply["error"] or {}
-                field = f"{error.get('field')}: " if error.get("field") else ""
-                raise Failed(f"{field}{error.get('message', 'error')}")
-            return reply.get("result")
-    finally:
-        sock.close()
-
-
-def start_daemon(data_dir: str) -> None:
-    """`memls serve --socket` in the background, detached: it owns the store for the next
-    prompt (and exits at once when another process owns it already)."""
-    import subprocess
-
-    log = os.path.join(data_dir, "daemon.log")
-    try:
-        os.makedirs(data_dir, mode=0o700, exist_ok=True)
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    except OSError:
-        fd = subprocess.DEVNULL
-    try:
-        subprocess.Popen(
-            [sys.executable, "-m", "memls", "--data-dir", data_dir, "serve", "--socket"],
-            stdin=subprocess.DEVNULL,
-            stdout=fd,
-            stderr=fd,
-            start_new_session=True,
-            close_fds=True,
-        )
-    finally:
-        if isinstance(fd, int) and fd >= 0:
-            os.close(fd)
+START_WAIT = {"SessionStart": 20.0, "UserPromptSubmit": 5.0}
+"""Seconds a hook waits for a daemon it started (Claude Code's limit for the command, as
+`memls hooks install` writes it, is 30 s): the first session after a reboot is briefed."""
+DEADLINE = 25.0  # s: the whole call, well inside that limit
 
 
 class Options:
@@ -172,6 +105,22 @@ def params_for(event: dict[str, Any], args: Options) -> dict[str, Any] | None:
     return None
 
 
+def brief(args: Options, event_name: str, params: dict[str, Any]) -> Any:
+    """The project watched (its notes indexed, at the first call within the deadline), then
+    its briefing: two requests on one connection, the daemon started when none serves."""
+    deadline = time.monotonic() + DEADLINE
+    conn = reach.connect(args.data_dir, "hook:claude-code", args.timeout, START_WAIT[event_name])
+    try:
+        wait = max(0.0, min(10.0, deadline - time.monotonic() - args.timeout))
+        try:
+            conn.request("memory/watch", {"project": args.project, "wait": round(wait, 3)})
+        except reach.Failed:
+            pass  # not a folder: nothing to watch; the briefing still answers for the key
+        return conn.request("memory/context", params, timeout=args.timeout)
+    finally:
+        conn.close()
+
+
 def output(event_name: str, markdown: str) -> str:
     """Claude Code's JSON hook output adding `markdown` to the agent's context."""
     return json.dumps(
@@ -191,17 +140,14 @@ def run(args: Options, stdin: str) -> tuple[int, str, str]:
     params = params_for(event, args)
     if params is None:
         return 0, "", ""
-    data_dir = args.data_dir
     try:
-        result = request(data_dir, "memory/context", params, args.timeout)
-    except Unavailable:
-        try:
-            start_daemon(data_dir)
-        except OSError as exc:
-            return 0, "", f"memls-hook: cannot start the memls daemon: {exc}\n"
-        return 0, "", ""
-    except Failed as exc:
+        result = brief(args, str(event["hook_event_name"]), params)
+    except reach.Unavailable:
+        return 0, "", ""  # no daemon within the wait: nothing this time, never a blocked prompt
+    except reach.Failed as exc:
         return 1, "", f"memls-hook: {exc}\n"
+    except OSError as exc:
+        return 0, "", f"memls-hook: cannot start the memls daemon: {exc}\n"
     markdown = (result or {}).get("markdown") or ""
     if not markdown:
         return 0, "", ""
