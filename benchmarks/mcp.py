@@ -8,7 +8,7 @@ data directory one after the other (the order rotates between rounds), each alon
 the owner with the full engine (Chroma, both ONNX models):
 
 - engine: `open_engine(serve=True)` in this process; the call is exactly the work the MCP tool
-  hands to the engine (`memls.mcp.work.recall` = `query` + the open contradictions of its hits,
+  hands to the engine (`memls.agent.work.recall` = `query` + the open contradictions of its hits,
   `work.remember` = `store` [+ wait for its contradiction check], `stats`);
 - mcp: `python -m memls mcp`, roots = the project folder; `call_tool` round trips;
 - lsp: `python -m memls serve --stdio`; `memory/query`, `memory/store`, `memory/stats`.
@@ -106,8 +106,8 @@ async def engine_phase(
 ) -> dict[str, list[float]]:
     from memls import protocol
     from memls.daemon.handle import open_engine
-    from memls.mcp import work
-    from memls.mcp.wire import RememberParams
+    from memls.agent import work
+    from memls.agent.wire import RememberParams
 
     engine = await asyncio.to_thread(open_engine, data, front="bench-engine", serve=True)
     try:

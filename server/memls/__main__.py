@@ -1,3 +1,3 @@
-from memls.cli import main
+from memls.launch import main
 
 raise SystemExit(main())

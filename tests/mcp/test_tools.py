@@ -12,7 +12,7 @@ import pytest
 from mcp_helpers import lexical, mcp_session, ok, refused, text_of
 from memls import protocol
 from memls.daemon.handle import open_engine
-from memls.mcp.tools import BY_NAME
+from memls.agent.tools import BY_NAME
 
 pytestmark = pytest.mark.asyncio
 

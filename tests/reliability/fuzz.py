@@ -269,7 +269,7 @@ def request_id(draw) -> Any:
 @st.composite
 def mcp_request(draw, target: Target) -> dict:
     """tools/call of every memls tool with fuzzed arguments (the MCP twin of memory_request)."""
-    from memls.mcp.tools import TOOLS
+    from memls.agent.tools import TOOLS
 
     tool = draw(st.sampled_from(TOOLS))
     fields = sorted(tool.input_schema["properties"])

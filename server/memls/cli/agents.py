@@ -189,13 +189,17 @@ def hooks_status(project: Optional[str] = FolderOpt, as_json: bool = JsonOpt) ->
         outcomes = claude.status(folder)
     except claude.SettingsError as exc:
         raise InvalidInput(str(exc), field="project") from None
-    from memls.hooks import client
+    from memls import reach
 
     directory = resolve_data_dir(State.data_dir)
     try:  # asked as the hook asks: a socket file left by a dead owner is not a daemon
-        client.request(str(directory), "memory/health", {}, 2.0)
+        conn = reach.Connection(str(directory), "cli", 2.0)
+        try:
+            conn.request("memory/health", {})
+        finally:
+            conn.close()
         serving = True
-    except (client.Unavailable, client.Failed):
+    except (reach.Unavailable, reach.Failed):
         serving = False
     if as_json:
         files = [{"path": str(o.path), "events": o.events} for o in outcomes]

@@ -173,4 +173,6 @@ def mcp(
     """Run the MCP server (stdio) for coding agents: the same memory as the editor's."""
     from memls import mcp as front
 
-    front.serve_stdio(str(State.data_dir) if State.data_dir else None, project)
+    code = front.serve_stdio(str(State.data_dir) if State.data_dir else None, project)
+    if code:
+        raise typer.Exit(code)

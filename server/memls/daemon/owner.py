@@ -18,6 +18,8 @@ Besides every entry of `protocol.METHODS` the owner answers:
     $/flush        {"timeout": s} -> {"flushed": bool}   (Engine.flush: writes are indexed)
     memory/export  {"project"} -> {"lines": [{...}, ...]}  (Engine.export)
     memory/import  {"project", "lines": ["...", ...], "redact"} -> {"imported": {...}}  (import_)
+    $/mcp          {"method", "params", "scope"} -> the MCP result  (the `memls mcp` relay's
+                      calls, run by `memls.agent.calls`)
 
 Requests run on a small thread pool (the engine is thread-safe), so one slow call does not hold
 up another client; replies carry the request's id and may come back out of order. A bad client
@@ -40,6 +42,7 @@ from typing import Any
 import msgspec
 
 from memls import __version__, protocol
+from memls.agent import calls as mcp_calls
 from memls.daemon.connection import OwnerConnection
 from memls.daemon.sockets import (
     SOCKET_NAME,
@@ -88,6 +91,7 @@ class OwnerServer:
             "memory/import": lambda p: protocol.ImportResult(
                 imported=self.engine.import_(p.project, p.lines, redact=p.redact)
             ),
+            "$/mcp": lambda p: mcp_calls.handle(self.engine, p),
         }
 
     @property

@@ -1,11 +1,12 @@
-"""The agents' front: `memls mcp`, an MCP server (stdio) over the same engine handle as the
-editor's LSP front and the CLI. See docs/mcp.md."""
+"""The agents' front: `memls mcp`, an MCP server on stdio that starts light (the standard
+library only) and relays to the process that owns the store (`relay`, `lines`). What the
+calls do, and what the model reads, is `memls.agent`'s. See docs/mcp.md."""
 
 from __future__ import annotations
 
 
-def serve_stdio(data_dir: str | None = None, project: str | None = None) -> None:
-    """Serve MCP on stdin/stdout (imports the SDK only when called)."""
-    from memls.mcp.server import serve_stdio as serve
+def serve_stdio(data_dir: str | None = None, project: str | None = None) -> int:
+    """Serve MCP on stdin/stdout until the client closes it."""
+    from memls.mcp.relay import main
 
-    serve(data_dir, project)
+    return main(data_dir, project)

@@ -72,11 +72,29 @@ class OwnerError(Wire):
     field: str | None = None
 
 
+class McpScope(Wire):
+    """What `memls mcp` knows of a session's projects."""
+
+    pinned: Project | None = None  # its --project
+    roots: Annotated[list[Project], msgspec.Meta(max_length=1000)] | None = None  # the client's
+    workdir: Project | None = None  # the project that holds its working directory
+
+
+class McpCallParams(Wire):
+    """$/mcp: one MCP request the light `memls mcp` relays to the owner (tools/call,
+    resources/list, resources/read, prompts/get); the result is the MCP result object."""
+
+    method: Annotated[str, msgspec.Meta(max_length=100)]
+    params: dict[str, Any] | None = None
+    scope: McpScope = msgspec.field(default_factory=McpScope)
+
+
 OWNER_METHODS: dict[str, tuple[type, type]] = {
     "$/hello": (HelloParams, HelloResult),
     "$/subscribe": (SubscribeParams, SubscribeResult),
     "$/flush": (FlushParams, FlushResult),
     "memory/export": (ExportParams, ExportResult),
     "memory/import": (ImportParams, ImportResult),
+    "$/mcp": (McpCallParams, dict),
 }
 """(params, result) of the owner socket's own methods, beside protocol.METHODS."""

@@ -6,6 +6,7 @@ diagnostics, the Conflicts view, the CLI and MCP print it. Pure: no I/O."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
@@ -49,6 +50,23 @@ def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
     if space > 0:
         cut = cut[:space]
     return cut.rstrip(" ,;:.-–—") + "…"
+
+
+def age(recorded_at: str, now: str) -> str:
+    """How long ago, coarse: today, 3d, 5w, 8mo, 2y."""
+    try:
+        days = (datetime.fromisoformat(now) - datetime.fromisoformat(recorded_at)).days
+    except ValueError:
+        return "?"
+    if days < 1:
+        return "today"
+    if days < 14:
+        return f"{days}d"
+    if days < 61:
+        return f"{days // 7}w"
+    if days < 730:
+        return f"{days // 30}mo"
+    return f"{days // 365}y"
 
 
 def place(memory: Memory, project: str) -> str:

@@ -6,8 +6,13 @@
    the LSP front keys a workspace folder (`scope.folder_path`), so the editor's notes and the
    agent's memories of one folder share a project. One root: that one. Several: the call
    names one in `project`, or is refused. A `project` that is not one of the roots is refused.
-3. Else (a client without roots) the call's `project` argument.
-4. Else the call is refused, saying how to name one.
+3. Else (a client that sends no roots, as Codex) the project that holds the server's working
+   directory, which such a client starts the server in: the nearest folder at or above it
+   that is a git repository or holds the notes of a project (AGENTS.md, CLAUDE.md, `.memls/`).
+   It acts as the one root: a `project` naming another is refused, and every result names
+   the project it acts on.
+4. Else (no such folder) the call's `project` argument.
+5. Else the call is refused, saying how to name one.
 """
 
 from __future__ import annotations
@@ -42,9 +47,19 @@ def pin(value: str) -> str:
     return key(raw)
 
 
-def choose(*, pinned: str | None, roots: list[str] | None, argument: object) -> str:
+def choose(
+    *, pinned: str | None, roots: list[str] | None, argument: object, workdir: str | None = None
+) -> str:
     """The project of one call (see the module doc); InvalidInput (field `project`) if none."""
     named = key(argument) if argument is not None else None
+    if pinned is None and not roots and workdir is not None:
+        if named is not None and named != workdir:
+            raise InvalidInput(
+                f"this memls mcp serves the project of its working directory, {workdir} (the "
+                f"client sent no roots); {named} is refused",
+                field="project",
+            )
+        return workdir
     if pinned is not None:
         if named is not None and named != pinned:
             raise InvalidInput(

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memls import protocol
-from memls.mcp import render, work
-from memls.mcp.schema import input_schema, object_schema
-from memls.mcp.wire import RecallResult, RememberParams, RememberResult
+from memls.agent import render, work
+from memls.agent.schema import input_schema, object_schema
+from memls.agent.wire import RecallResult, RememberParams, RememberResult
 
 PROJECT = (
     "The project to act on: the absolute path of one of your workspace roots (or its file:// "
@@ -73,9 +73,9 @@ TOOLS: list[Tool] = [
         method="query",
         params=protocol.QueryParams,
         result=RecallResult,
-        render=lambda r: render.recall(r, r.project),
+        render=render.recall,
         work=work.recall,
-        drop=("mode", "rerank", "rerankDepth", "explain"),
+        drop=("mode", "rerank", "rerankDepth"),
         described={
             "query": "What you want to know, in plain words (e.g. `how do we deploy`).",
             "k": "How many memories at most (default 10).",
@@ -83,6 +83,7 @@ TOOLS: list[Tool] = [
             "validAt": f"What was valid at this time (superseded memories included); {DATES}.",
             "asOf": f"What the store had recorded by this time; {DATES}.",
             "includeUser": "Also search the user's own project-independent preferences (`@user`).",
+            "explain": "Also say how each score was made (default false).",
             "depth": "How much re-ranking: `default` (best order, the default), `interactive` "
             "(faster, a shallow re-rank), `none` (fastest, no re-ranking).",
             "paths": "Files you are working on (relative to the project folder): memories "
