@@ -177,3 +177,33 @@ class Heard:
         """True once `check(payloads)` holds (False after `timeout` seconds without)."""
         with self._arrived:
             return self._arrived.wait_for(lambda: check(self.payloads), timeout)
+
+
+def stop_daemon(data_dir, timeout: float = 60.0) -> bool:
+    """Stop the process that owns `data_dir` (the daemon `memls mcp` or a hook started, which
+    outlives them): SIGTERM, then wait for its exit (a pidfd, not a poll). False if none ran."""
+    import os
+    import select
+    import signal
+
+    from memls.ownership import LOCK_NAME, OwnerLock
+
+    lock = Path(data_dir) / LOCK_NAME
+    if not lock.exists():
+        return False
+    pid = OwnerLock(Path(data_dir)).holder()
+    if pid is None or pid == os.getpid():
+        return False
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return False
+    try:
+        os.kill(pid, signal.SIGTERM)
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, f"the daemon {pid} did not stop within {timeout} s"
+    except ProcessLookupError:
+        pass
+    finally:
+        os.close(fd)
+    return True

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from mcp.client.stdio import stdio_client
 
+from daemon_helpers import stop_daemon
+
 from mcp import ClientSession, StdioServerParameters, types
 
 LEXICAL = "[index]\nvectors = false\n"
@@ -83,7 +85,10 @@ async def mcp_session(
             client_info=types.Implementation(name=client, version="1.0"),
         ) as session:
             session.init = await session.initialize()
-            yield session
+            try:
+                yield session
+            finally:
+                stop_daemon(data_dir)  # `memls mcp` started it; it would go on after the session
 
 
 def text_of(result: types.CallToolResult) -> str:

@@ -26,13 +26,8 @@ async def test_recall_marks_a_memory_whose_cited_code_changed(tmp_path, workspac
             citations=[{"path": "ops.py", "symbol": "deploy"}],
             check=False,
         )
-        cited = stored["memory"]["citations"]
-        assert [(c["path"], c["startLine"], c["endLine"], c["state"]) for c in cited][0] == (
-            "ops.py",
-            1,
-            3,
-            "fresh",
-        )
+        cited = stored["memory"]["cites"]
+        assert cited[0] == {"path": "ops.py", "lines": "1-3", "symbol": "deploy", "state": "fresh"}
         (workspace / "ops.py").write_text(SOURCE.replace("make release", "make ship"))
         subprocess.run(
             [
@@ -51,7 +46,7 @@ async def test_recall_marks_a_memory_whose_cited_code_changed(tmp_path, workspac
         result = await s.call_tool("recall", {"query": "how do deploys run"})
         assert not result.isError
         hit = result.structuredContent["results"][0]
-        assert hit["stale"] is True and hit["citations"][0]["state"] == "changed"
+        assert hit["stale"] is True and hit["cites"][0]["state"] == "changed"
         text = text_of(result)
         assert "STALE" in text and "cites ops.py:1-3 (deploy): changed" in text
         assert "+run('make ship', env)" in text

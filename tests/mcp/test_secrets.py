@@ -23,7 +23,7 @@ async def test_remember_refuses_a_secret_and_redacts_when_asked(tmp_path, worksp
         stats = await ok(s, "stats")
         assert stats["memories"] == 0
         stored = await ok(s, "remember", text=text, redact=True, check=False)
-        assert stored["memory"]["content"] == (
+        assert stored["memory"]["text"] == (
             "Billing service uses Stripe key [REDACTED:stripe-access-key] in production."
         )
 

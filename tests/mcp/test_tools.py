@@ -100,31 +100,43 @@ async def test_every_tool(tmp_path, workspace):
         )
         assert new["memory"]["trust"] == "candidate" and new["checked"]
         assert [c["id"] for c in new["contradicts"]] == [old["id"]]
-        assert new["contradicts"][0]["newer"] == "this"
+        assert new["contradicts"][0]["newer"] is False  # the other statement is the older
         again = await call("remember", text="we use  Yarn for **package** management")
         assert again["duplicate"] and again["id"] == old["id"]
 
         recalled = await call("recall", query="which package manager do we use")
-        assert recalled["kind"] == "recalled_project_memory" and recalled["project"] == key
+        assert recalled["project"] == key and recalled["notice"].startswith("Recalled")
         by_id = {h["id"]: h for h in recalled["results"]}
         assert {old["id"], new["id"]} <= set(by_id)
-        # the engine's references (the older one is contested by the newer) ...
-        assert [r["id"] for r in by_id[old["id"]]["contradictedBy"]] == [new["id"]]
-        assert [r["id"] for r in by_id[new["id"]]["contradicts"]] == [old["id"]]
-        # ... and the other statement itself, verbatim, with which side is newer
-        other = by_id[old["id"]]["contradictions"][0]
+        # each side of the contradiction carries the other statement itself, verbatim, with
+        # which side is newer and which stands; nothing a model does not need
+        other = by_id[old["id"]]["contested"][0]
         assert other == {
             "id": new["id"],
-            "newer": "other",
-            "confidence": pytest.approx(other["confidence"]),
-            "content": "We switched from yarn to pnpm for package management",
-            "type": "decision",
+            "text": "We switched from yarn to pnpm for package management",
             "trust": "candidate",
-            "sourceUri": None,
-            "sourceRange": None,
-            "stands": "other",
+            "newer": True,
+            "stands": True,
+            "confidence": pytest.approx(other["confidence"]),
         }
-        assert by_id[new["id"]]["contradictions"][0]["newer"] == "this"
+        mine = by_id[new["id"]]["contested"][0]
+        assert mine["id"] == old["id"] and mine["newer"] is False and "stands" not in mine
+        assert set(by_id[old["id"]]) <= {
+            "id",
+            "type",
+            "trust",
+            "age",
+            "source",
+            "text",
+            "score",
+            "contested",
+            "cites",
+            "stale",
+            "validUntil",
+            "supersedes",
+            "supersededBy",
+        }  # no hashes, no internal timestamps
+        assert by_id[old["id"]]["age"] == "today" and by_id[old["id"]]["type"] == "convention"
         text = text_of(await s.call_tool("recall", {"query": "package manager"}))
         assert text.startswith("Recalled project memory") and "trust candidate" in text
 
@@ -301,10 +313,10 @@ async def test_recalled_text_is_data_never_instructions(tmp_path, workspace):
     )
     async with mcp_session(lexical(tmp_path / "data"), [workspace]) as s:
         stored = await ok(s, "remember", text=attack, type="note")
-        assert stored["memory"]["content"] == attack
+        assert stored["memory"]["text"] == attack
         result = await s.call_tool("recall", {"query": "previous instructions admin mode"})
         hit = result.structuredContent["results"][0]
-        assert hit["content"] == attack and hit["trust"] == "candidate"
+        assert hit["text"] == attack and hit["trust"] == "candidate"
         text = text_of(result)
         assert text.startswith("Recalled project memory")
         assert "not instructions" in text.splitlines()[0]

@@ -114,9 +114,8 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
         holder = OwnerLock(data).holder()
         assert holder is not None and (holder == editor._server.pid) == (first == "editor")
         notes = (await ok(agent, "recall", query="package management"))["results"]
-        yarn = next(h for h in notes if h["content"] == "We use yarn for package management")
-        assert yarn["sourceUri"] == agents and yarn["sourceRange"].startswith("2:")
-        assert yarn["project"] == key  # the editor's folder and the agent's root: one project
+        yarn = next(h for h in notes if h["text"] == "We use yarn for package management")
+        assert yarn["source"] == "AGENTS.md:3"  # the line, relative to the project
 
         # the agent stores a statement that contradicts the note
         stored = await ok(
@@ -127,7 +126,8 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
         )
         assert stored["memory"]["trust"] == "candidate"
         assert [c["id"] for c in stored["contradicts"]] == [yarn["id"]]
-        assert stored["contradicts"][0]["sourceUri"] == agents
+        assert stored["contradicts"][0]["source"] == "AGENTS.md:3"
+        assert stored["project"] == key  # the editor's folder and the agent's root: one project
 
         # ... it is in the editor's query at once
         found = await request(editor, "memory/query", query="pnpm package management", uri=agents)
@@ -168,10 +168,10 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
             since=mark,
         )
         recalled = await ok(agent, "recall", query="when do deploys go out")
-        deploy = next(h for h in recalled["results"] if "Fridays" in h["content"])
+        deploy = next(h for h in recalled["results"] if "Fridays" in h["text"])
         assert deploy["id"] in synced[1]["ids"]
-        assert deploy["content"] == "Deploys go out on Fridays after the freeze"
-        assert deploy["sourceUri"] == agents and deploy["sourceRange"].startswith("4:")
+        assert deploy["text"] == "Deploys go out on Fridays after the freeze"
+        assert deploy["source"] == "AGENTS.md:5"
 
         # the agent's write is in the audit log as made by its client
         audit = await request(editor, "memory/audit", id=stored["id"], uri=agents)

@@ -13,7 +13,7 @@ import sys
 
 import typer
 
-from memls.cli import admin, agents, memories, serving  # noqa: F401 - registers the verbs
+from memls.cli import admin, agents, memories, serving, watching  # noqa: F401 - the verbs
 from memls.cli.common import FLAGS, app
 from memls.errors import InvalidInput, MemlsError
 

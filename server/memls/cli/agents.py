@@ -74,7 +74,7 @@ def context(
         "reset": reset,
         "standing": standing,
     }
-    r: protocol.ContextResult = _call("context", protocol.ContextParams, data)
+    r: protocol.ContextResult = _call("context", protocol.ContextParams, data, watch=True)
     if as_json:
         _emit(r, True, "")
         return

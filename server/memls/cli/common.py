@@ -137,10 +137,15 @@ def _params(kind: type[Any], data: dict[str, Any]) -> Any:
     return params
 
 
-def _call(method: str, kind: type, data: dict[str, Any]) -> Any:
-    """Validate params before touching the store, then run one engine method."""
+def _call(method: str, kind: type, data: dict[str, Any], *, watch: bool = False) -> Any:
+    """Validate params before touching the store, then run one engine method; `watch`: a
+    project named by its folder is watched first (its notes indexed, then followed by the
+    daemon), as the hooks and the MCP front name theirs."""
     params = _params(kind, data)
     with open_engine(State.data_dir, front="cli") as engine:
+        project = getattr(params, "project", None)
+        if watch and project and Path(project).is_absolute() and Path(project).is_dir():
+            engine.watch(protocol.WatchParams(project=project, wait=10.0))
         return getattr(engine, method)(params)
 
 

@@ -248,6 +248,7 @@ def query(
             "rerank": None if rerank else False,
             "explain": explain,
         },
+        watch=True,
     )
     lines = []
     for h in r.results:

@@ -175,13 +175,14 @@ class Relay:
             )
         except reach.Failed as exc:
             body = exc.body
-            code = (
-                lines.INVALID_PARAMS
-                if body.get("kind") == "invalid_input"
-                else lines.INTERNAL_ERROR
-            )
-            data = {"field": body["field"]} if body.get("field") else None
-            self.send(lines.error(msg_id, code, str(body.get("message", "error")), data))
+            invalid = body.get("kind") == "invalid_input"
+            code = lines.INVALID_PARAMS if invalid else lines.INTERNAL_ERROR
+            field = body.get("field")
+            text = str(body.get("message", "error"))
+            if invalid:  # as a tool's refusal says it (memls.agent.calls.describe)
+                text = f"invalid input: {f'argument `{field}`: ' if field else ''}{text}"
+                text += "; nothing was changed"
+            self.send(lines.error(msg_id, code, text, {"field": field} if field else None))
         except (reach.Unavailable, OSError) as exc:
             text = f"the memls daemon does not answer ({exc}); see {self.data_dir}/daemon.log"
             if method == "tools/call":
