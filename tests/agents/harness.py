@@ -33,9 +33,10 @@ def quickstart(folder: Path) -> Path:
     return folder.resolve()
 
 
-def agent_env(home: Path, data_dir: Path, **extra: str) -> dict[str, str]:
+def agent_env(home: Path, data_dir: Path | None, **extra: str) -> dict[str, str]:
     """An agent's environment from nothing: none of this process's variables (no coding
-    client's, no model's), memls first on PATH, the model cache of the test run."""
+    client's, no model's), memls first on PATH, `data_dir` as MEMLS_DATA_DIR (None: memls's
+    default under the throwaway HOME), the model cache of the test run."""
     home.mkdir(parents=True, exist_ok=True)
     env = {
         "HOME": str(home),
@@ -43,12 +44,18 @@ def agent_env(home: Path, data_dir: Path, **extra: str) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TERM": "dumb",
         "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
-        "MEMLS_DATA_DIR": str(data_dir),
         **extra,
     }
+    if data_dir is not None:
+        env["MEMLS_DATA_DIR"] = str(data_dir)
     if "MEMLS_MODEL_CACHE" in os.environ:  # tests/conftest.py: graphs optimised once a run
         env["MEMLS_MODEL_CACHE"] = os.environ["MEMLS_MODEL_CACHE"]
     return env
+
+
+def default_data_dir(home: Path) -> Path:
+    """memls's data directory for a user whose HOME is `home` and who set nothing else."""
+    return home / ".local" / "share" / "memls"
 
 
 def stop_daemon(data_dir: Path, timeout: float = 60.0) -> int | None:
