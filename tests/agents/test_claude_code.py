@@ -38,7 +38,7 @@ from agents.harness import (
     venv_bin,
 )
 from agents.scripted_api import Call, MessagesAPI, hook_context, result_text, tool_results
-from lsp_helpers import call
+from lsp_helpers import DIAGNOSTICS, call, wait_until
 
 PROMPT = "how do we deploy?"
 REMEMBERED = "Deploy previews are built for every pull request."
@@ -245,15 +245,19 @@ def test_the_next_session_is_briefed_with_it(second):
 
 @pytest.mark.asyncio
 async def test_an_editor_opened_afterwards_sees_it(demo, second):
-    env = {**demo.env, "HOME": str(demo.home)}
+    """An editor (VS Code's capabilities) opened on the project afterwards: AGENTS.md shows
+    its contradiction with CLAUDE.md, and the agent's memory is in the editor's list, the
+    notes' lines once each (the agent's daemon and the editor index them once)."""
     editor = await ClientServerConfig(
-        server_command=[str(venv_bin() / "memls"), "serve", "--stdio"], server_env=env
+        server_command=[str(venv_bin() / "memls"), "serve", "--stdio"], server_env=demo.env
     ).start()
 
     @editor.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams):
         return None
 
+    agents_md = demo.project / "AGENTS.md"
+    uri = uris.from_fs_path(str(agents_md))
     try:
         await editor.initialize_session(
             types.InitializeParams(
@@ -263,13 +267,27 @@ async def test_an_editor_opened_afterwards_sees_it(demo, second):
                 ],
             )
         )
+        editor.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="markdown", version=1, text=agents_md.read_text()
+                )
+            )
+        )
+        diagnostics = await wait_until(
+            editor,
+            DIAGNOSTICS,
+            lambda: editor.diagnostics.get(uri),
+            lambda found: any(CLAUDE_LINE in d.message for d in found or []),
+            what="AGENTS.md's contradiction with CLAUDE.md",
+        )
+        assert [d.range.start.line for d in diagnostics] == [0]
         listed = await call(editor, "memory/list", project=str(demo.project), limit=1000)
         memories = listed["memories"]
-        (agents,) = [m for m in memories if m["content"] == REMEMBERED]
-        assert agents["trust"] == "candidate" and agents["type"] == "convention"
-        # the notes are indexed once, whichever process read them first
-        assert [m["content"] for m in memories].count(AGENTS_LINE) == 1, memories
-        assert [m["content"] for m in memories].count(CLAUDE_LINE) == 1, memories
+        (remembered,) = [m for m in memories if m["content"] == REMEMBERED]
+        assert remembered["trust"] == "candidate" and remembered["type"] == "convention"
+        contents = [m["content"] for m in memories]
+        assert contents.count(AGENTS_LINE) == 1 and contents.count(CLAUDE_LINE) == 1, contents
     finally:
         await editor.shutdown_session()
 
