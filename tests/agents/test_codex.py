@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,13 @@ wire_api = "responses"
 [mcp_servers.memls]
 command = "memls"
 args = ["mcp"]
+
+# not the README's: an MCP server with no tools that records what Codex declares to its servers
+[mcp_servers.observer]
+command = "{python}"
+args = ["{observer}", "{initialize}"]
 """
+OBSERVER = Path(__file__).with_name("observer_mcp.py")
 
 
 @dataclass
@@ -57,6 +64,7 @@ class Demo:
     home: Path
     data_dir: Path
     env: dict[str, str]
+    initialize: Path  # the params of Codex's `initialize`, as the observer server got them
 
 
 @dataclass
@@ -68,7 +76,11 @@ class Session:
 def session(demo: Demo, script: list[Call | str], cwd: Path) -> Session:
     with ResponsesAPI(script) as api:
         (demo.home / ".codex").mkdir(exist_ok=True)
-        (demo.home / ".codex" / "config.toml").write_text(CONFIG.format(url=api.url))
+        (demo.home / ".codex" / "config.toml").write_text(
+            CONFIG.format(
+                url=api.url, python=sys.executable, observer=OBSERVER, initialize=demo.initialize
+            )
+        )
         done = run([str(demo.codex), "exec", PROMPT], cwd, demo.env, timeout=120)
         requests = api.main_requests()
     assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
@@ -88,7 +100,7 @@ def demo(agent_bins, tmp_path_factory):
     data_dir = default_data_dir(home)
     env = agent_env(home, None, SCRIPTED_API_KEY="anything")
     try:
-        yield Demo(agent_bins["codex"], project, home, data_dir, env)
+        yield Demo(agent_bins["codex"], project, home, data_dir, env, root / "initialize.json")
     finally:
         stop_daemon(data_dir)
 
@@ -129,6 +141,12 @@ def test_memls_is_one_namespace_in_the_first_request(at_root):
     offered = namespaces(at_root.requests[0])
     assert "mcp__memls" in offered, sorted(offered)
     assert {"recall", "remember"} <= set(offered["mcp__memls"]), offered["mcp__memls"]
+
+
+def test_codex_declares_no_roots(at_root, demo):
+    declared = json.loads(demo.initialize.read_text())
+    assert declared["clientInfo"]["name"] == "codex-mcp-client"
+    assert "roots" not in declared["capabilities"], declared["capabilities"]
 
 
 def test_recall_gives_the_notes_with_no_roots(at_root, demo):
