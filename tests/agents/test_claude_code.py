@@ -12,7 +12,7 @@ with the CLAUDE.md line that contradicts it; the remembered statement is a `cand
 second session's first request is briefed with it, and an editor (LSP) sees it.
 
 Run alone: `.venv/bin/python -m pytest -q -n 0 tests/agents/test_claude_code.py`; the figure
-of what one recalled memory costs the model: `... -k chars -s` (see `chars_per_memory`)."""
+of what one recalled memory costs the model: `... -k per_memory -s` (see `chars_per_memory`)."""
 
 from __future__ import annotations
 
