@@ -7,6 +7,27 @@ streamed). Each records every request body it gets, in order, and answers from a
 list of steps, each the tool call to make next (name, input) or the final text. The agent
 runs the tool and sends its result in the next request; the script advances one step per
 main-loop request that carries the previous step's result.
+
+What the pinned binaries send (read from the recorded bodies):
+
+- Claude Code 2.1.197: `POST /v1/messages?beta=true`, `stream: true`, no other request in `-p`
+  (no title, no count_tokens). Body keys: model, messages, system (text blocks), tools (its own
+  and `mcp__<server>__<tool>` with `input_schema`), metadata, max_tokens, thinking,
+  context_management, output_config. In `messages`: the user turn (a system-reminder with
+  CLAUDE.md, then the prompt), then a `"role": "system"` message holding the MCP servers'
+  instructions and each hook's context as "<Event> hook additional context: <text>". A tool's
+  result comes back as a `tool_result` whose content is the tool's `structuredContent` as a
+  JSON string.
+- Codex 0.169.0: `POST <base_url>/responses`, `stream: true`. Body keys: model, input,
+  tools, tool_choice, parallel_tool_calls, reasoning, store, stream, include,
+  prompt_cache_key, client_metadata. An MCP server's tools are one
+  `{"type": "namespace", "name": "mcp__<server>", "description": <its instructions>,
+  "tools": [{"type": "function", "name", "description", "strict": false, "parameters"}]}`;
+  the model calls one with a `function_call` item carrying `namespace` and `name`. In
+  `input`: developer messages, a user message with AGENTS.md ("# AGENTS.md instructions for
+  <cwd>") and the environment, the prompt; the result comes back as a
+  `function_call_output` whose `output` is "Wall time: ... seconds\nOutput:\n<the tool's
+  structured result as JSON>" (a list of `input_text` items for an error).
 """
 
 from __future__ import annotations
