@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test soak lint install clean extension e2e screenshot
+.PHONY: run test soak lint install clean extension e2e screenshot agents
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ test: $(STAMP) lint
 	@command -v nvim >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q neovim >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q neovim >/dev/null 2>&1))) || true
 	@status=0; $(PY) -m pytest -q $(PYTEST_ARGS) || status=1; \
 	  [ -n "$(SKIP_EXTENSION)" ] || bash extension/scripts/test.sh || status=1; exit $$status
+
+# The real agents' tests alone (tests/agents: Claude Code and the Codex CLI headless, their
+# models scripted on loopback; `make test` runs them too). tests/agents/setup.sh installs the
+# pinned binaries from npm into ~/.cache/memls-agents once ($$MEMLS_AGENTS_CACHE for another).
+agents: $(STAMP)
+	$(PY) -m pytest -q -n 0 tests/agents
 
 # The VS Code extension: extension/memls-<version>.vsix (npm ci: the lockfile's exact versions).
 extension:
