@@ -19,6 +19,14 @@ is its p50 minus the engine's p50 for the same kind (the target: <= 5 ms).
     python benchmarks/mcp.py [--notes 200] [--requests 200] [--rounds 2]
                              [--out benchmarks/results/mcp.txt]
 
+`--startup N` measures instead what an agent that starts `memls mcp` without waiting for it
+sees: the time from spawning the `memls mcp` command (the console script, in a git
+repository holding AGENTS.md and CLAUDE.md) to its answers to `initialize` and `tools/list`,
+N times with the daemon up and N times with none running (the relay then starts the daemon:
+also timed, to the answer of the first `recall`, which waits for it and for the notes):
+
+    python benchmarks/mcp.py --startup 30 [--out benchmarks/results/mcp-startup.txt]
+
 The report goes to stdout and to --out.
 """
 
@@ -105,9 +113,9 @@ async def engine_phase(
     data: Path, project: str, qs: list[str], texts: Texts, n: int, checks: int
 ) -> dict[str, list[float]]:
     from memls import protocol
-    from memls.daemon.handle import open_engine
     from memls.agent import work
     from memls.agent.wire import RememberParams
+    from memls.daemon.handle import open_engine
 
     engine = await asyncio.to_thread(open_engine, data, front="bench-engine", serve=True)
     try:
@@ -434,8 +442,131 @@ def report(args, out: dict, load_before, wall: float) -> tuple[str, bool]:
     return "\n".join(lines) + "\n", own_ok
 
 
+def _spawn_session(memls: str, data: Path, project: Path, recall: bool) -> dict[str, float]:
+    """One `memls mcp` from spawn: ms to initialize's answer, to tools/list's, to recall's."""
+    import json
+    import subprocess
+
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    if recall:
+        call = {"name": "recall", "arguments": {"query": "how do we deploy?"}}
+        lines.append({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [memls, "--data-dir", str(data), "mcp"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in lines))
+    proc.stdin.flush()
+    seen: dict[str, float] = {}
+    names = {1: "initialize", 2: "tools/list", 3: "recall"}
+    while len(seen) < (3 if recall else 2):
+        line = proc.stdout.readline()
+        if not line:
+            break
+        reply = json.loads(line)
+        if reply.get("id") in names:
+            seen[names[reply["id"]]] = _ms(t0)
+            if reply["id"] == 3:
+                seen["recall found the note"] = float(
+                    "Jenkins" in json.dumps(reply.get("result", {}))
+                )
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    return seen
+
+
+def startup(args) -> str:
+    """--startup: see the module doc."""
+    import shutil
+    import signal
+    import subprocess
+
+    memls = shutil.which("memls", path=str(Path(sys.executable).parent)) or "memls"
+    root = Path(tempfile.mkdtemp(prefix="memls-mcp-startup-"))
+    project = root / "demo"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "AGENTS.md").write_text("- Deploys go through Jenkins.\n")
+    (project / "CLAUDE.md").write_text(
+        "- We switched from Jenkins to GitHub Actions for deploys.\n"
+    )
+    data = root / "data"
+
+    def stop_daemon() -> None:
+        lock = data / "owner.lock"
+        text = lock.read_text().strip() if lock.exists() else ""
+        if text.isdigit():
+            try:
+                os.kill(int(text), signal.SIGTERM)
+                fd = os.pidfd_open(int(text))
+                import select
+
+                select.select([fd], [], [], 60)
+                os.close(fd)
+            except ProcessLookupError:
+                pass
+
+    cold: list[dict[str, float]] = []
+    warm: list[dict[str, float]] = []
+    load = os.getloadavg()
+    for n in range(args.startup):
+        stop_daemon()
+        cold.append(_spawn_session(memls, data, project, recall=True))
+        warm.append(_spawn_session(memls, data, project, recall=n == 0))
+    stop_daemon()
+    shutil.rmtree(root, ignore_errors=True)
+
+    def row(name: str, runs: list[dict[str, float]], key: str) -> str:
+        values = sorted(r[key] for r in runs if key in r)
+        if not values:
+            return f"| {name} | {key} | - | - | - |"
+        p50 = statistics.median(values)
+        return f"| {name} | {key} | {p50:.0f} | {max(values):.0f} | {len(values)} |"
+
+    found = sum(r.get("recall found the note", 0) for r in cold)
+    lines = [
+        f"$ python benchmarks/mcp.py --startup {args.startup}",
+        f"load before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; after: "
+        + " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "",
+        "ms from spawning `memls mcp` to its answer",
+        "",
+        "| daemon | answer | p50 ms | max ms | runs |",
+        "|---|---|---|---|---|",
+        row("up", warm, "initialize"),
+        row("up", warm, "tools/list"),
+        row("none (the relay starts it)", cold, "initialize"),
+        row("none (the relay starts it)", cold, "tools/list"),
+        row("none (the relay starts it)", cold, "recall"),
+        "",
+        f"the first recall of a cold start held AGENTS.md's line: {found:.0f} of {len(cold)}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--startup", type=int, default=0, help="measure start-up instead, N times each way"
+    )
     parser.add_argument("--notes", type=int, default=200, help="note files (default 200)")
     parser.add_argument(
         "--requests",
@@ -452,6 +583,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="rounds (default 2)")
     parser.add_argument("--out", help="also write the report to this file")
     args = parser.parse_args()
+    if args.startup:
+        text = startup(args)
+        print(text, end="")
+        if args.out:
+            Path(args.out).write_text(text)
+        return 0
     load_before = os.getloadavg()
     started = time.perf_counter()
     out = asyncio.run(run(args))

@@ -12,7 +12,6 @@ from pathlib import Path
 from mcp.client.stdio import stdio_client
 
 from daemon_helpers import stop_daemon
-
 from mcp import ClientSession, StdioServerParameters, types
 
 LEXICAL = "[index]\nvectors = false\n"

@@ -13,7 +13,6 @@ import json
 import os
 import select
 import socket
-import subprocess
 import sys
 import time
 
@@ -109,6 +108,8 @@ def start_daemon(data_dir: str, wait: float) -> bool:
     """`memls serve --socket` in the background, detached (it goes on after this process):
     it owns the store. Waits up to `wait` seconds for it to say it serves; True if it did (or
     exited at once because another process serves already)."""
+    import subprocess  # only when it starts one: a warm call does not pay for it
+
     log_fd: int | None = None
     read_end, write_end = os.pipe()
     try:

@@ -11,8 +11,8 @@ import pytest
 
 from mcp_helpers import lexical, mcp_session, ok, refused, text_of
 from memls import protocol
-from memls.daemon.handle import open_engine
 from memls.agent.tools import BY_NAME
+from memls.daemon.handle import open_engine
 
 pytestmark = pytest.mark.asyncio
 
@@ -94,7 +94,7 @@ async def test_every_tool(tmp_path, workspace):
         assert (await call("recall", query="package manager"))["results"] == []
         old = await call("remember", text="We use yarn for package management", type="convention")
         assert old["project"] == key and old["created"] and old["checked"]
-        assert old["memory"]["trust"] == "candidate" and old["contradicts"] == []
+        assert old["memory"]["trust"] == "candidate" and "contradicts" not in old  # none: left out
         new = await call(
             "remember", text="We switched from yarn to pnpm for package management", type="decision"
         )
@@ -194,7 +194,7 @@ async def test_every_tool(tmp_path, workspace):
     # the writes are in the audit log as made by the agent's client
     with open_engine(data, front="test") as engine:
         audit = engine.audit(protocol.AuditParams(project=key, limit=1000)).entries
-    fronts = {e.front for e in audit}
+    fronts = {e.front for e in audit if e.op in {"store", "trust", "forget", "supersede"}}
     assert fronts == {"mcp:claude-code"}
     assert {"store", "trust", "forget", "supersede"} <= {e.op for e in audit}
 
@@ -213,7 +213,6 @@ BAD = [
     ),
     ("recall", {"query": "x", "k": 0}, "k"),
     ("recall", {"query": "x", "types": ["nonsense"]}, "types"),
-    ("recall", {"query": "x", "explain": True}, "explain"),
     ("feedback", {"id": "m_missing", "signal": "helpful"}, "id"),
     ("feedback", {"id": "ID", "signal": "great"}, "signal"),
     ("forget", {"id": "ID", "reason": "because"}, "reason"),

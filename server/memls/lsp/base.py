@@ -89,3 +89,6 @@ class ServerBase(LanguageServer):
 
     def publish(self, project: str) -> None:
         raise NotImplementedError
+
+    async def open_buffers_again(self) -> None:
+        raise NotImplementedError

@@ -102,6 +102,11 @@ class NoteSync(ServerBase):
         if project in {f.project for f in self.projects.folders}:
             self.notes_debounce.touch(project)
 
+    async def open_buffers_again(self) -> None:
+        """After a takeover: the new owner knows nothing of this window's open buffers, which
+        win over the disk: sync them to it again, before anything else is asked of it."""
+        await asyncio.gather(*(self._sync_uri(uri) for uri in list(self.workspace.text_documents)))
+
     def note_folder(self, uri: str) -> Folder | None:
         folder = self.projects.containing(uri)
         if folder is None or not notes.is_note(uri, folder.path, self.globs):

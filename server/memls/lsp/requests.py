@@ -64,6 +64,7 @@ class Requests(ServerBase):
             async with self._takeover:
                 if self.engine is engine:  # not yet replaced by a concurrent call
                     self.engine = await loop.run_in_executor(self.pool, reconnect, engine)
+                    await self.open_buffers_again()
             if method in READS:
                 return await loop.run_in_executor(self.pool, getattr(self.engine, method), params)
             raise

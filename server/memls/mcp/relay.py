@@ -175,7 +175,7 @@ class Relay:
             )
         except reach.Failed as exc:
             body = exc.body
-            invalid = body.get("kind") == "invalid_input"
+            invalid = body.get("kind") in ("invalid_params", "not_found")
             code = lines.INVALID_PARAMS if invalid else lines.INTERNAL_ERROR
             field = body.get("field")
             text = str(body.get("message", "error"))
