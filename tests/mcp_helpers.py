@@ -58,7 +58,12 @@ def lexical(data_dir: Path) -> Path:
 
 @asynccontextmanager
 async def mcp_session(
-    data_dir: Path, roots: list[Path] | None = None, *, args=(), client: str = "test-agent"
+    data_dir: Path,
+    roots: list[Path] | None = None,
+    *,
+    args=(),
+    client: str = "test-agent",
+    cwd: Path | None = None,
 ):
     """A ClientSession to a fresh `memls mcp` process. roots=None: the client offers no roots
     capability at all."""
@@ -74,7 +79,7 @@ async def mcp_session(
         command=sys.executable,
         args=["-m", "memls", "--data-dir", str(data_dir), "mcp", *args],
         env={**os.environ},
-        cwd=str(data_dir.parent),
+        cwd=str(cwd or data_dir.parent),
     )
     async with stdio_client(params) as (read, write):
         async with ClientSession(

@@ -164,3 +164,25 @@ def test_paths_bring_what_comes_from_or_cites_them(engine):
     relevant = [e.memory.id for e in r.entries if e.section == "relevant"]
     assert relevant[0] == pay.id and other.id not in relevant[:1]
     assert "repo/src/payments/charge.py:11" in r.markdown  # its source, 1-based line
+
+
+def test_a_tight_budget_keeps_what_answers_the_prompt(engine, clock):
+    """A standing convention that answers the prompt is given first (as relevant), before
+    the newer conventions that do not: with 120 tokens it is the one kept."""
+    postgres = _store(
+        engine, "Integration tests need a running Postgres 16 container.", "convention"
+    )
+    for text in (
+        "Commit messages follow the Conventional Commits format.",
+        "Public functions carry type hints and a docstring.",
+        "Feature flags live in config/flags.yaml, one file per service.",
+        "Logs are structured JSON, one object per line, never plain text.",
+        "Branches are named after their ticket, e.g. PAY-123-refund-retry.",
+    ):
+        clock.advance(days=1)
+        _store(engine, text, "convention")
+    r = _context(engine, prompt="how do we run the integration tests", budget=120)
+    assert r.tokens <= 120 and r.dropped > 0
+    assert r.entries[0].memory.id == postgres.id and r.entries[0].section == "relevant"
+    unprompted = _context(engine, budget=120)
+    assert postgres.id not in _given(unprompted)  # the newest standing ones fill it without

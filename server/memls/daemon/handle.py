@@ -151,10 +151,9 @@ class LocalEngine(Engine):
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         """A front's sync: an editor's open buffer (`open`) is left to the editor by the
         note watcher until the editor syncs it from the disk again."""
-        result = Engine.sync_note(self, params)
         if self.notes_watcher is not None:
-            self.notes_watcher.hold(result.uri, params.open)
-        return result
+            return self.notes_watcher.editor_sync(params)
+        return Engine.sync_note(self, params)
 
     def watch(self, params: protocol.WatchParams) -> protocol.WatchResult:
         """memory/watch: the project's notes indexed and, by a serving owner, followed; a

@@ -74,6 +74,10 @@ class NoteWatcher:
         self._projects: dict[str, _Project] = {}
         self._queue: deque[tuple[str, str]] = deque()  # (project, "scan" | a file path)
         self._held: set[str] = set()  # note uris an editor holds open
+        self._gap: set[str] = set()  # projects whose folders changed: read again once watched
+        self._syncing = (
+            threading.Lock()
+        )  # a file read and synced, or an editor's sync: one at a time
         self._stop = threading.Event()
         self._restart = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -127,13 +131,18 @@ class NoteWatcher:
             state = self._projects.get(project)
             return sorted(state.notes.values(), key=lambda n: n.uri) if state else []
 
-    def hold(self, uri: str, held: bool) -> None:
-        """An editor synced `uri` from its open buffer (held) or from the disk (released)."""
-        with self._lock:
-            if held:
-                self._held.add(uri)
-            else:
-                self._held.discard(uri)
+    def editor_sync(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
+        """An editor's sync: from its open buffer (`open`: the file is held, the watcher leaves
+        it alone) or from the disk (released). Never interleaved with the watcher's own read
+        and sync of a file, so a disk read from before the buffer cannot land after it."""
+        with self._syncing:
+            result = self._sync(params)
+            with self._lock:
+                if params.open:
+                    self._held.add(result.uri)
+                else:
+                    self._held.discard(result.uri)
+        return result
 
     def scan_once(self, project: str) -> list[protocol.NoteFile]:
         """Index a project's notes now, on this thread (a process that does not watch)."""
@@ -190,12 +199,16 @@ class NoteWatcher:
         found = discover(state.root, self.globs)
         seen = {self._file(project, path) for path in found}
         for uri in self.engine.note_uris(project):
-            if uri not in seen and self._mine(project, uri) and not self._is_held(uri):
-                self._sync_text(project, uri, None)
+            if uri not in seen and self._mine(project, uri):
+                with self._syncing:
+                    if not self._is_held(uri):
+                        self._sync_text(project, uri, None)
         folders = watch_folders(state.root, self.globs, found)
         with self._lock:
             changed = folders != state.folders
             state.folders = folders
+            if changed and self._threads:
+                self._gap.add(project)
         if changed:
             self._restart.set()
 
@@ -214,14 +227,15 @@ class NoteWatcher:
 
     def _file(self, project: str, path: Path) -> str:
         uri = uris.from_fs_path(str(path)) or ""
-        if self._is_held(uri):
-            return uri
-        try:
-            text = read_disk(path)
-        except Unreadable as exc:
-            log.warning("not indexing %s", exc)  # keep what was indexed before
-            return uri
-        self._sync_text(project, uri, text)
+        with self._syncing:
+            if self._is_held(uri):
+                return uri
+            try:
+                text = read_disk(path)
+            except Unreadable as exc:
+                log.warning("not indexing %s", exc)  # keep what was indexed before
+                return uri
+            self._sync_text(project, uri, text)
         return uri
 
     def _sync_text(self, project: str, uri: str, text: str | None) -> None:
@@ -269,11 +283,22 @@ class NoteWatcher:
                 ):
                     if changes:
                         self._changed(changes)
-                    elif not self._restart.is_set():
+                    elif not self._restart.is_set() and not self.watching.is_set():
                         self.watching.set()  # the watch is in place (it timed out once)
+                        self._after_gap()
             except Exception:  # a folder vanished mid-watch: read the set again
                 log.exception("watching notes failed; watching again")
                 self._stop.wait(1.0)
+
+    def _after_gap(self) -> None:
+        """What changed while the watch was being set up again (new folders) is not heard:
+        those projects are read once more, now that their folders are watched."""
+        with self._lock:
+            gap, self._gap = self._gap, set()
+            for project in sorted(gap):
+                if project in self._projects and (project, "scan") not in self._queue:
+                    self._queue.append((project, "scan"))
+            self._lock.notify_all()
 
     def _changed(self, changes: Iterable[tuple[watchfiles.Change, str]]) -> None:
         with self._lock:

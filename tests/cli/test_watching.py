@@ -1,0 +1,35 @@
+"""`memls watch`, `watched`, `unwatch`, and `--project` of `context` naming a folder: the
+notes are read for the answer and the project is recorded for the daemon."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_watch_watched_unwatch(run, tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("- Deploys go through Jenkins.\n")
+    code, out, err = run("watch", str(project))
+    assert code == 0, err
+    assert "1 note file(s) indexed" in out
+    code, out, _ = run("watched", "--json")
+    listed = json.loads(out)["projects"]
+    assert [(w["project"], w["notes"], w["exists"]) for w in listed] == [(str(project), 1, True)]
+    code, out, _ = run("unwatch", str(project))
+    assert code == 0 and "no longer watched" in out
+    assert json.loads(run("watched", "--json")[1])["projects"] == []
+    code, _, err = run("watch", str(tmp_path / "missing"))
+    assert code == 2 and err.count("\n") == 1 and "not a folder" in err
+
+
+def test_context_on_a_folder_reads_its_notes(run, tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("- We switched from Jenkins to GitHub Actions.\n")
+    code, out, err = run("context", "--project", str(project))
+    assert code == 0, err
+    assert "We switched from Jenkins to GitHub Actions." in out
+    assert [w["project"] for w in json.loads(run("watched", "--json")[1])["projects"]] == [
+        str(project)
+    ]
