@@ -224,9 +224,9 @@ def test_a_short_lived_owner_without_a_socket_is_waited_for(tmp_path, procs):
 
 
 def test_a_long_data_directory_path_still_serves(tmp_path):
-    # every wire method has its RemoteEngine twin, named like the engine's
+    # every wire method has its RemoteEngine twin, named like the owner's engine's
     for spec in p.METHODS.values():
-        assert callable(getattr(RemoteEngine, spec.engine)) and hasattr(Engine, spec.engine)
+        assert callable(getattr(RemoteEngine, spec.engine)) and hasattr(LocalEngine, spec.engine)
     data = make_data(tmp_path / ("x" * 120))
     assert len(str(socket_path(data))) > 108
     with open_engine(data, front="lsp", serve=True) as local:

@@ -202,7 +202,8 @@ async def test_agent_and_editor_share_one_memory(tmp_path, workspace, editor, fi
         # the owner (the daemon) is stopped with the agent's session: the editor takes the
         # store over and goes on, its open buffer (with the Fridays line) winning over the disk
         after = await request(editor, "memory/stats", uri=agents)
-        assert after["memories"] == 4
+        listed = await request(editor, "memory/list", uri=agents)
+        assert after["memories"] == 4, [m["content"] for m in listed["memories"]]
         assert OwnerLock(data).holder() == editor._server.pid
 
 

@@ -105,7 +105,8 @@ class NoteSync(ServerBase):
     async def open_buffers_again(self) -> None:
         """After a takeover: the new owner knows nothing of this window's open buffers, which
         win over the disk: sync them to it again, before anything else is asked of it."""
-        await asyncio.gather(*(self._sync_uri(uri) for uri in list(self.workspace.text_documents)))
+        uris_open = list(self.workspace.text_documents)
+        await asyncio.gather(*(self._sync_uri(uri, takeover=True) for uri in uris_open))
 
     def note_folder(self, uri: str) -> Folder | None:
         folder = self.projects.containing(uri)
@@ -113,7 +114,7 @@ class NoteSync(ServerBase):
             return None
         return folder
 
-    async def _sync_uri(self, uri: str, refresh: bool = True) -> None:
+    async def _sync_uri(self, uri: str, refresh: bool = True, takeover: bool = False) -> None:
         """An open buffer (or, once it is closed, the disk) synced to the owner."""
         folder = self.note_folder(uri)
         if folder is None or self.engine is None:
@@ -141,7 +142,12 @@ class NoteSync(ServerBase):
             open=doc is not None,
         )
         try:
-            result = await self.run("sync_note", params)
+            if takeover:  # inside the takeover itself: straight to the new owner
+                engine = self.engine
+                loop = asyncio.get_running_loop()
+                result = await loop.run_in_executor(self.pool, engine.sync_note, params)
+            else:
+                result = await self.run("sync_note", params)
         except MemlsError as exc:
             log.warning("indexing %s failed: %s", uri, exc)
             return

@@ -44,6 +44,9 @@ class Requests(ServerBase):
             )
         from memls.daemon.handle import OwnerExited, reconnect  # loaded with the engine
 
+        if self._takeover.locked():  # a takeover is under way: the new owner gets this
+            async with self._takeover:  # window's open buffers before anything else
+                pass
         loop = asyncio.get_running_loop()
         engine = self.engine
         if self.closed:
