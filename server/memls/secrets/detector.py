@@ -32,6 +32,18 @@ _GENERIC_KINDS = frozenset(
         "prose-password",
     }
 )
+# kinds whose value is a password a person chose: a plain word there is a placeholder
+_PASSWORD_KINDS = frozenset(
+    {
+        "basic-auth-credentials",
+        "secret-keyword",
+        "generic-password",
+        "generic-credential-uri",
+        "url-password",
+        "command-line-password",
+        "prose-password",
+    }
+)
 _PEM_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY[ A-Z0-9]*-----")
 _PEM_KINDS = frozenset({"private-key"})
 _PLUGINS, _FORMS, _LEAKS = 0, 1, 2  # the readers, in the order their kinds are preferred
@@ -66,6 +78,19 @@ def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
     while end > start and line[end - 1] == ".":
         end -= 1
     return start, end
+
+
+def _stands_for_one(kind: str, span: str, word: str) -> bool:
+    """A placeholder (the span, or the word it stands in), or for a password a plain word."""
+    if forms.is_placeholder(span) or forms.is_placeholder(word):
+        return True
+    return kind in _PASSWORD_KINDS and (forms.is_plain(span) or forms.is_plain(word))
+
+
+def _holds_url_password(found: list[tuple[Finding, int]], start: int, end: int) -> bool:
+    """A whole connection string reported where the URL reading found its password: the
+    password alone is redacted, so the rest of the URL is kept."""
+    return any(f.kind == "url-password" and start <= f.start and f.end <= end for f, _ in found)
 
 
 def _word(line: str, start: int, stop: int) -> str:
@@ -104,8 +129,7 @@ def find(text: str) -> list[Finding]:
             if at < 0:
                 continue
             start, stop = _whole_token(line, at, at + len(secret))
-            word = _word(line, start, stop)
-            if forms.is_placeholder(word) or (kind in _GENERIC_KINDS and forms.is_plain(word)):
+            if _stands_for_one(kind, line[start:stop], _word(line, start, stop)):
                 continue
             add(kind, label, number, start, stop, _PLUGINS)
         for kind, label, at, stop in forms.forms(line):
@@ -116,8 +140,10 @@ def find(text: str) -> list[Finding]:
         first = secret.split("\n", 1)[0].strip()
         if not first or forms.is_reference(first) or not 0 <= number < len(lines):
             continue
+        if kind in _PASSWORD_KINDS and forms.is_plain(first):
+            continue
         at = text.find(first, offsets[number])
-        if at >= 0:
+        if at >= 0 and not _holds_url_password(found, at, at + len(first)):
             number = bisect.bisect_right(offsets, at) - 1
             at -= offsets[number]
             add(kind, label, number, at, at + len(first), _LEAKS)

@@ -100,12 +100,11 @@ _AUTH = re.compile(
     r"\bAuthorization\s*[:=]\s*[\"']?(?P<scheme>Basic|Bearer|Token)\s+(?P<secret>[A-Za-z0-9+/=._~\-]+)",
     re.IGNORECASE,
 )
-# a password in prose: the word, up to three words naming whose (for root on staging), then
-# optionally is / was / : / =, then the value
+# a password in prose: the word, then the value after a space, `is`, `:` or `=`; or the word,
+# up to five words naming whose (for root on the NAS), `:` or `is`, then the value
 _PROSE = re.compile(
     r"(?<![\w\-.])(?:password|passwd|passphrase|passcode|pwd)\b"
-    r"(?:\s+(?:for|of|on|to|at)\s+[\w.@\-]+){0,3}"
-    r"\s*(?:\s(?:is|was|are|will be|becomes)\s|:|=|\s)\s*"
+    r"(?:(?:\s+[\w.@\-]+){1,5}?\s*(?::|\s(?:is|was)\s)|\s*(?:\s(?:is|was|are)\s|:|=|\s))\s*"
     r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`]+?)(?P=q)(?=[\s,;)]|$|[.,;:](?:\s|$))",
     re.IGNORECASE,
 )
