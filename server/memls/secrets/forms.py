@@ -30,8 +30,10 @@ def is_reference(value: str) -> bool:
 
 
 def _sequence(value: str) -> bool:
-    """Six or more characters in alphabet or digit order (`abcdefgh`, `123456`)."""
+    """Six or more characters in alphabet or digit order, whatever their case (`abcdefgh`,
+    `AbCdEfGh`, `123456`)."""
     run = 1
+    value = value.lower()
     for a, b in zip(value, value[1:]):
         run = run + 1 if ord(b) == ord(a) + 1 and a.isalnum() and b.isalnum() else 1
         if run >= 6:
@@ -39,25 +41,35 @@ def _sequence(value: str) -> bool:
     return False
 
 
+_REPEATED = re.compile(r"([A-Za-z0-9]{2,8})\1{2,}")
+
+
+def _repeated(value: str) -> bool:
+    """Most of the value one short unit over and over (`exampleexampleexample`)."""
+    m = _REPEATED.search(value)
+    return m is not None and 2 * (m.end() - m.start()) >= len(value)
+
+
 def is_placeholder(value: str) -> bool:
     """A value that stands for a secret instead of being one: empty; wrapped in angle, curly
     or square brackets, parentheses or percent signs (`<token>`, `{password}`, `%PASS%`); a
     variable reference anywhere (`$VAR`, `${VAR}`, `$(cmd)`, `{{ var }}`); an all-capitals
     word (`PASSWORD`, `YOUR_API_KEY`); six or more of one character in a row (`xxxxxx`,
-    `******`, `ghp_XXXX...`) or in alphabet order (`abcdefgh`, `123456`); an ellipsis
-    (`sk-...`)."""
+    `******`, `ghp_XXXX...`) or in alphabet order (`abcdefgh`, `123456`); one short unit
+    over and over for most of it (`exampleexampleexample`); an ellipsis (`sk-...`)."""
     v = value.strip().strip(_QUOTES)
     return (
         is_reference(v)
         or _CAPS_WORD.match(v) is not None
         or _RUN.search(v) is not None
         or _sequence(v)
+        or _repeated(v)
         or "..." in v
         or "\u2026" in v
     )
 
 
-_PLAIN = re.compile(r"^(?:[a-z]+(?:[-_.][a-z]+)*|[A-Z]+(?:[-_.][A-Z]+)*)$")
+_PLAIN = re.compile(r"^(?:[a-z]+(?:[-_.:/][a-z]+)*|[A-Z]+(?:[-_.:/][A-Z]+)*)$")
 
 
 def is_plain(value: str) -> bool:

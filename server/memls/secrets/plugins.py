@@ -34,6 +34,10 @@ _GENERIC_PLUGINS = _ENTROPY_PLUGINS | {"KeywordDetector"}
 
 # The name of a key that holds a credential, in a configuration or code assignment.
 _SECRET_NAME = re.compile(r"key|token|secret|pass|pwd|auth|cred", re.IGNORECASE)
+# ... and of a password or a secret, which a person may choose and keep short; a key or a
+# token a service issues has at least _KEY_LENGTH characters
+_PASSWORD_NAME = re.compile(r"pass|pwd|secret|contrase", re.IGNORECASE)
+_KEY_LENGTH = 16
 # what stands left of a value assigned to a key: the key (quoted or not) and an operator
 _ASSIGNED = re.compile(r"(?P<name>[A-Za-z_][\w.\-]*)[\"'`]?\s*(?:=|:|:=|=>|\?=|,)\s*[\"'`]?$")
 
@@ -132,6 +136,18 @@ def _secret_named(line: str, secret: str) -> bool:
     return named is not None and _SECRET_NAME.search(named.group("name")) is not None
 
 
+def _short_key(line: str, secret: str) -> bool:
+    """A key or a token (not a password, not a secret) shorter than a service issues: a test
+    value (`EXOabc123`)."""
+    at = line.find(secret)
+    named = _ASSIGNED.search(line[:at]) if at > 0 else None
+    return (
+        named is not None
+        and _PASSWORD_NAME.search(named.group("name")) is None
+        and len(secret) < _KEY_LENGTH
+    )
+
+
 def _in_charset(value: str, charset: str) -> bool:
     return all(c in charset for c in value)
 
@@ -153,7 +169,10 @@ def line_secrets(line: str) -> Iterator[tuple[str, str, str]]:
     """(kind, label, secret value) for every secret the plugins see in one line."""
     # a backtick quotes a string in Go, JavaScript and shell: read it as a quote (the
     # line keeps its length, so places do not move)
-    for plugin, secret in _get().line_secrets(line.replace("`", '"')):
+    detector = _get()
+    for plugin, secret in detector.line_secrets(line.replace("`", '"')):
+        if plugin is detector.keyword and _short_key(line, secret):
+            continue
         yield slug(plugin.secret_type), plugin.secret_type, secret
 
 
