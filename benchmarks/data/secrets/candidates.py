@@ -23,6 +23,7 @@ import gitleaks_corpus
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 BEFORE = "6def154"  # the last commit whose detector is detect-secrets' plugins alone
+BETTERLEAKS = "6381fa45ae946c588e2e1334d8396a15e5171ad6"  # the Betterleaks snapshot
 PASTED = HERE / "pasted.jsonl"
 CONFIG = "config/gitleaks.toml"
 PROCESS_SAMPLE = 5  # memories timed as a process each, for the command-line candidates
@@ -134,7 +135,9 @@ def _batch(run: Callable[[Path, Path], set[str]], texts: list[str]) -> tuple[lis
     return flags, times
 
 
-def side_by_side(git_dir: Path, names: list[str], benign: list[tuple[str, str]]) -> None:
+def side_by_side(
+    git_dir: Path, names: list[str], benign: list[tuple[str, str]], bl_dir: Path | None
+) -> None:
     rules = gitleaks_corpus.load(git_dir)
     unread = sum(r.unread for r in rules)
     items: list[tuple[str, str, str]] = []  # (half, tp|fp, text)
@@ -142,8 +145,19 @@ def side_by_side(git_dir: Path, names: list[str], benign: list[tuple[str, str]])
         half = gitleaks_corpus.half(r.rule_id)
         items += [(half, "tp", t) for t in dict.fromkeys(r.tps)]
         items += [(half, "fp", t) for t in dict.fromkeys(r.fps)]
+    extra: list[tuple[str, str, str]] = []
+    if bl_dir is not None:  # Betterleaks' rules that gitleaks does not have
+        known = {r.rule_id for r in rules}
+        more = [r for r in gitleaks_corpus.load(bl_dir, BETTERLEAKS) if r.rule_id not in known]
+        extra += [("betterleaks", "tp", t) for r in more for t in dict.fromkeys(r.tps)]
+        extra += [("betterleaks", "fp", t) for r in more for t in dict.fromkeys(r.fps)]
+        print(
+            f"\nbetterleaks {BETTERLEAKS[:12]}: {len(more)} rules gitleaks lacks, "
+            f"{sum(k == 'tp' for _, k, _ in extra)} true positives, "
+            f"{sum(k == 'fp' for _, k, _ in extra)} false positives (distinct), "
+            f"{sum(r.unread for r in more)} list elements not read"
+        )
     pasted = [json.loads(line) for line in PASTED.read_text().splitlines() if line.strip()]
-    texts = [t for _, _, t in items] + [t for _, t in benign] + [p["text"] for p in pasted]
     halves = {h: sum(1 for r in rules if gitleaks_corpus.half(r.rule_id) == h) for h in ("dev",)}
     print(
         f"\ngitleaks {gitleaks_corpus.PINNED[:12]}: {len(rules)} rules "
@@ -167,9 +181,25 @@ def side_by_side(git_dir: Path, names: list[str], benign: list[tuple[str, str]])
         f"false positives that whole gitleaks reports under another rule (counted apart): "
         f"{len(other_rule)}"
     )
+    if extra:
+        import betterleaks  # the whole of Betterleaks judges its own false positives
+
+        start = len(items)
+        other_rule |= {
+            start + i
+            for i, (_, k, t) in enumerate(extra)
+            if k == "fp" and betterleaks.scan_string(t)
+        }
+        print(
+            "false positives that whole Betterleaks reports under another rule (counted "
+            f"apart): {len([i for i in other_rule if i >= start])}"
+        )
+        items += extra
+    texts = [t for _, _, t in items] + [t for _, t in benign] + [p["text"] for p in pasted]
     print(
-        f"\n{'candidate':16} {'TP dev':>14} {'TP held-out':>14} {'FP dev':>9} {'FP held':>9}"
-        f" {'benign':>11} {'pasted':>7} {'look-alike':>10} {'p50 ms':>8} {'p95 ms':>8}"
+        f"\n{'candidate':16} {'TP dev':>14} {'TP held-out':>14} {'FP dev':>7} {'FP held':>7}"
+        + (f" {'TP bl':>11} {'FP bl':>7}" if extra else "")
+        + f" {'benign':>11} {'pasted':>7} {'look-alike':>10} {'p50 ms':>8} {'p95 ms':>8}"
     )
     for name in names:
         if name in IN_PROCESS:
@@ -183,11 +213,11 @@ def side_by_side(git_dir: Path, names: list[str], benign: list[tuple[str, str]])
         else:
             run = _gitleaks_run(config) if name == "gitleaks" else _kingfisher_run
             flags, times = _batch(run, texts)
-        _row(name, items, other_rule, len(benign), pasted, flags, times)
+        _row(name, items, other_rule, len(benign), pasted, flags, times, bool(extra))
         sys.stdout.flush()
 
 
-def _row(name, items, other_rule, n_benign, pasted, flags, times) -> None:
+def _row(name, items, other_rule, n_benign, pasted, flags, times, extra) -> None:
     def share(half: str, kind: str) -> str:
         idx = [
             i
@@ -204,8 +234,9 @@ def _row(name, items, other_rule, n_benign, pasted, flags, times) -> None:
     times = sorted(times)
     print(
         f"{name:16} {share('dev', 'tp'):>14} {share('held-out', 'tp'):>14}"
-        f" {share('dev', 'fp'):>9} {share('held-out', 'fp'):>9}"
-        f" {sum(benign):>4} {sum(benign) / n_benign:.2%}"
+        f" {share('dev', 'fp'):>7} {share('held-out', 'fp'):>7}"
+        + (f" {share('betterleaks', 'tp'):>11} {share('betterleaks', 'fp'):>7}" if extra else "")
+        + f" {sum(benign):>4} {sum(benign) / n_benign:.2%}"
         f" {caught:>4}/30 {refused:>7}/30"
         f" {statistics.median(times):8.3f} {times[int(len(times) * 0.95)]:8.3f}"
     )
