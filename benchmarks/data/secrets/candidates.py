@@ -111,8 +111,17 @@ def _kingfisher_run(target: Path, report: Path) -> set[str]:
         capture_output=True,
         text=True,
     ).stdout
-    data = json.loads(out or "{}")
-    return {Path(f["finding"]["path"]).name for f in data.get("findings", [])}
+    names: set[str] = set()
+    decoder, at = json.JSONDecoder(), 0
+    while at < len(out):  # a report, then a summary: several JSON documents
+        if out[at].isspace():
+            at += 1
+            continue
+        doc, at = decoder.raw_decode(out, at)
+        for f in doc.get("findings", []) if isinstance(doc, dict) else []:
+            if isinstance(f, dict) and "finding" in f:
+                names.add(Path(f["finding"]["path"]).name)
+    return names
 
 
 def _batch(run: Callable[[Path, Path], set[str]], texts: list[str]) -> tuple[list[bool], list]:
