@@ -118,7 +118,8 @@ def _kingfisher_run(target: Path, report: Path) -> set[str]:
             at += 1
             continue
         doc, at = decoder.raw_decode(out, at)
-        for f in doc.get("findings", []) if isinstance(doc, dict) else []:
+        found = doc.get("findings") if isinstance(doc, dict) else None
+        for f in found if isinstance(found, list) else []:
             if isinstance(f, dict) and "finding" in f:
                 names.add(Path(f["finding"]["path"]).name)
     return names
