@@ -88,3 +88,14 @@ def test_a_refusal_names_the_kind_the_line_and_the_column():
     message = str(err.value)
     assert "(url-password) at line 2, column 19" in message
     assert "--redact" in message
+
+
+def test_a_token_on_the_line_after_its_name_is_placed_on_its_own_line():
+    # Betterleaks reports a match that starts at the key's line; the finding is where the
+    # token is
+    token = "q7Rt2Zx9Lm4Kp8Vw3Nb6Yc1Hd5Jf0Gs2"
+    text = f"<adafruitToken>\n    {token}\n</adafruitToken>"
+    (finding,) = secrets.find(text)
+    assert finding.line == 1
+    assert text[finding.start : finding.end] == token
+    assert secrets.where(text, finding) == "line 2, column 5"
