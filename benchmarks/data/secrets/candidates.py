@@ -22,7 +22,7 @@ import gitleaks_corpus
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
-BEFORE = "6def154"  # the last commit whose detector is detect-secrets' plugins alone
+BEFORE = "c3cbe1f1550e092dd65a95c5d4020db837cc1284"  # main with detect-secrets alone
 BETTERLEAKS = "6381fa45ae946c588e2e1334d8396a15e5171ad6"  # the Betterleaks snapshot
 PASTED = HERE / "pasted.jsonl"
 CONFIG = "config/gitleaks.toml"
