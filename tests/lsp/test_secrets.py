@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcException
 
 from lsp_helpers import AGENTS, DIAGNOSTICS, call, note_units, notes_indexed, wait_until
 
-SLACK = "xoxb-" + "123456789012-1234567890123-" + "abcdefghij0123456789wxyz"  # FAKE
+SLACK = "xoxb-" + "483920175566-2039485761234-" + "q7Rt2Zx9Lm4Kp8Vw3Nb6Yc1H"  # FAKE
 
 
 @pytest.mark.asyncio

@@ -242,8 +242,9 @@ class Retrieval(_Section, frozen=True):
 
 
 class Privacy(_Section, frozen=True):
-    """What a write does with a secret in a memory's text (detect-secrets' plugins: cloud
-    keys, tokens, private keys, JWTs, credentials in URLs, high-entropy assignments)."""
+    """What a write does with a secret in a memory's text (the detector of memls.secrets:
+    service tokens, cloud and private keys, JWTs, passwords in URLs, on command lines and in
+    prose, secret-named assignments)."""
 
     secrets: Annotated[
         Literal["refuse", "redact"],

@@ -1,53 +1,60 @@
-"""Find credentials in a memory's text with detect-secrets' plugins.
+"""Find credentials in a memory's text: three readers, one answer.
 
-Every plugin of detect-secrets runs on every line except the public-IP detector (an address
-is not a credential). Three readings follow the form of the line, not a list of words:
+- Betterleaks' rules (`leaks.py`): today's services' token formats, several hundred of them;
+- detect-secrets' plugins (`plugins.py`): cloud keys, private keys, JWTs, secret-named keys
+  and high-entropy values assigned to them, with its heuristic filters;
+- the forms people write credentials in that neither covers (`forms.py`): a URL's password
+  with any character, credentials on a command line, a password in prose.
 
-- quoted strings and the plugins' own token forms (AWS keys, GitHub/GitLab/Slack/Stripe/...
-  tokens, private-key headers, JWTs, credentials in URLs) are looked for everywhere;
-- a line that is an assignment (`NAME=value`, `export NAME=value`, `name: value`, as in .env,
-  YAML or INI files) is also read as a configuration file, so a secret-named key with an
-  unquoted value counts, and its value is scored by the high-entropy plugins unquoted;
-- the heuristic filters of detect-secrets drop what only looks random (UUIDs, sequences,
-  templates such as `${VAR}` or `<token>`, ids, indirect references).
-
-Nothing here verifies a secret against its service: detect-secrets only does so when its
-verification filter is configured, which this module never does (memls makes no network
-calls).
+What any of them reports is dropped when its value is a placeholder (`forms.is_placeholder`:
+`<token>`, `$VAR`, `${VAR}`, `PASSWORD`, `xxxxxx`, `sk-...`). Overlapping reports are merged,
+the more specific kept (a token form before a keyword or an entropy score). The split and
+the choice of readers were measured: docs/secrets.md.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+
+from memls.secrets import forms, leaks, plugins
 
 __all__ = ["Finding", "find", "kinds", "redact"]
 
-# Not a credential: an address in a note is not a leak of access.
-_SKIPPED_PLUGINS = frozenset({"IPPublicDetector"})
-_ENTROPY_PLUGINS = frozenset({"Base64HighEntropyString", "HexHighEntropyString"})
-_GENERIC_PLUGINS = _ENTROPY_PLUGINS | {"KeywordDetector"}
-_GENERIC_LABELS = frozenset(
-    {"Base64 High Entropy String", "Hex High Entropy String", "Secret Keyword"}
+_GENERIC_KINDS = frozenset(
+    {
+        "base64-high-entropy-string",
+        "hex-high-entropy-string",
+        "secret-keyword",
+        "generic-api-key",
+        "generic-password",
+        "prose-password",
+    }
 )
-
-# An assignment line as configuration files write it: an optional `export`, a name, `=` or
-# `:`, and one value with nothing after it but an optional comment.
-_ASSIGNMENT = re.compile(
-    r"^\s*(?:export\s+)?[\"']?(?P<name>[A-Za-z_][\w.\-]*)[\"']?\s*(?:=|:)\s*"
-    r"(?P<quote>[\"']?)(?P<value>[^\s\"']{8,})(?P=quote)(?:\s+#.*)?\s*$"
+# kinds whose value is a password a person chose: a plain word there is a placeholder
+_PASSWORD_KINDS = frozenset(
+    {
+        "basic-auth-credentials",
+        "secret-keyword",
+        "generic-password",
+        "generic-credential-uri",
+        "url-password",
+        "command-line-password",
+        "prose-password",
+    }
 )
 _PEM_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY[ A-Z0-9]*-----")
+_PEM_KINDS = frozenset({"private-key"})
+_PLUGINS, _FORMS, _LEAKS = 0, 1, 2  # the readers, in the order their kinds are preferred
+_PEM_BODY = 32  # characters of key material between the header and the footer, at least
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One secret: its kind (detect-secrets' type as a slug, e.g. `aws-access-key`), the
-    plugin's own name for it, where it is (0-based line, character offsets into the whole
-    text), and the span that redaction replaces."""
+    """One secret: its kind (a slug: `aws-access-key`, `github-pat`, `url-password`), a
+    readable name for it, where it is (0-based line, character offsets into the whole text),
+    and the span that redaction replaces."""
 
     kind: str
     label: str
@@ -56,80 +63,7 @@ class Finding:
     end: int
 
 
-def _slug(label: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-
-
-class _Detector:
-    """The plugins, built once (they hold compiled patterns and no state per scan)."""
-
-    def __init__(self) -> None:
-        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-        from detect_secrets.filters import heuristic
-        from detect_secrets.plugins import keyword
-
-        classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
-        self.plugins: list[Any] = [c() for c in classes if c.__name__ not in _SKIPPED_PLUGINS]
-        self.plugins.sort(key=lambda p: (type(p).__name__ in _GENERIC_PLUGINS, p.secret_type))
-        self.entropy = [p for p in self.plugins if type(p).__name__ in _ENTROPY_PLUGINS]
-        self.keyword = next(p for p in self.plugins if type(p).__name__ == "KeywordDetector")
-        # The keyword plugin's own list of secret-sounding names: a line that holds none
-        # skips its (slowest) patterns.
-        self.keyword_names = re.compile(keyword.DENYLIST_REGEX, re.IGNORECASE)
-        self.heuristic = heuristic
-
-    def _filtered(self, secret: str, line: str, plugin: Any) -> bool:
-        h = self.heuristic
-        return bool(
-            h.is_sequential_string(secret)
-            or h.is_potential_uuid(secret)
-            or h.is_likely_id_string(secret, line, plugin)
-            or h.is_templated_secret(secret)
-            or h.is_prefixed_with_dollar_sign(secret)
-            or h.is_indirect_reference(line)
-            or (type(plugin).__name__ in _GENERIC_PLUGINS and h.is_not_alphanumeric_string(secret))
-        )
-
-    def line_secrets(self, line: str) -> Iterator[tuple[Any, str]]:
-        """(plugin, secret value) for every secret the plugins see in one line."""
-        named = self.keyword_names.search(line) is not None
-        for plugin in self.plugins:
-            if plugin is self.keyword and not named:
-                continue
-            for found in plugin.analyze_line(filename="memory", line=line, line_number=0):
-                secret = found.secret_value
-                if secret and not self._filtered(secret, line, plugin):
-                    yield plugin, secret
-        yield from self._config_reading(line, named)
-
-    def _config_reading(self, line: str, named: bool) -> Iterator[tuple[Any, str]]:
-        """The line read as a configuration file: a secret-named key with an unquoted value
-        (its first word; a value that is a plain word, such as `password: required`, is
-        prose), and an assignment's unquoted value scored by the high-entropy plugins."""
-        keyed = self.keyword.analyze_line(filename="memory.cfg", line=line) if named else ()
-        for found in keyed:
-            value = (found.secret_value or "").split(maxsplit=1)
-            secret = value[0].rstrip(".,;)") if value else ""
-            if (
-                len(secret) >= 6
-                and not secret.isalpha()
-                and not self._filtered(secret, line, self.keyword)
-            ):
-                yield self.keyword, secret
-        assignment = _ASSIGNMENT.match(line)
-        if assignment is None or assignment.group("quote"):
-            return
-        value = assignment.group("value")
-        for plugin in self.entropy:
-            if (
-                _in_charset(value, plugin.charset)
-                and plugin.calculate_shannon_entropy(value) > plugin.entropy_limit
-                and not self._filtered(value, line, plugin)
-            ):
-                yield plugin, value
-
-
-# A plugin may report part of a token (a regex group: `ghp` of `ghp_...`, a JWT without its
+# A reader may report part of a token (a regex group: `ghp` of `ghp_...`, a JWT without its
 # signature): the redacted span runs on over the token's characters. `=` only to the right
 # (base64 padding), so an assignment's name is never taken in; a final `.` is prose.
 _TOKEN_LEFT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/.~")
@@ -146,48 +80,85 @@ def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _in_charset(value: str, charset: str) -> bool:
-    return all(c in charset for c in value)
+def _stands_for_one(kind: str, span: str, word: str) -> bool:
+    """A placeholder (the span, or the word it stands in), or for a password a plain word."""
+    if forms.is_placeholder(span) or forms.is_placeholder(word):
+        return True
+    return kind in _PASSWORD_KINDS and (forms.is_plain(span) or forms.is_plain(word))
 
 
-_detector: _Detector | None = None
-_lock = threading.Lock()
+def _holds_url_password(found: list[tuple[Finding, int]], start: int, end: int) -> bool:
+    """A whole connection string reported where the URL reading found its password: the
+    password alone is redacted, so the rest of the URL is kept."""
+    return any(f.kind == "url-password" and start <= f.start and f.end <= end for f, _ in found)
 
 
-def _get() -> _Detector:
-    global _detector
-    if _detector is None:
-        with _lock:
-            if _detector is None:
-                _detector = _Detector()
-    return _detector
+def _word(line: str, start: int, stop: int) -> str:
+    """The span with the characters around it up to a space or a quote (a placeholder's
+    `####` after a token's last dash belongs to it)."""
+    while start > 0 and not line[start - 1].isspace() and line[start - 1] not in "\"'`=:":
+        start -= 1
+    while stop < len(line) and not line[stop].isspace() and line[stop] not in "\"'`,;":
+        stop += 1
+    return line[start:stop]
 
 
 def find(text: str) -> list[Finding]:
-    """Every secret in `text`, in order of place, overlapping reports merged (the more specific
-    plugin named: a token form before a keyword or an entropy score)."""
-    detector = _get()
-    found: list[Finding] = []
-    offset = 0
+    """Every secret in `text`, in order of place, overlapping reports merged."""
+    found: list[tuple[Finding, int]] = []
     lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+
+    def add(kind: str, label: str, number: int, at: int, stop: int, rank: int) -> None:
+        line = lines[number]
+        if rank == _LEAKS:
+            at, stop = _whole_token(line, at, stop)
+        start, end = offsets[number] + at, offsets[number] + stop
+        if kind in _PEM_KINDS or "private-key" in kind:
+            close = _PEM_END.search(text, end)
+            if close and len(re.sub(r"\s", "", text[end : close.start()])) < _PEM_BODY:
+                return  # a header and a footer around nothing: an example, not a key
+            end = close.end() if close else len(text)
+        found.append((Finding(kind, label, number, start, end), rank))
+
     for number, line in enumerate(lines):
-        for plugin, secret in detector.line_secrets(line):
+        for kind, label, secret in plugins.line_secrets(line):
             at = line.find(secret)
             if at < 0:
                 continue
-            at, stop = _whole_token(line, at, at + len(secret))
-            start, end = offset + at, offset + stop
-            if type(plugin).__name__ == "PrivateKeyDetector":
-                close = _PEM_END.search(text, end)
-                end = close.end() if close else len(text)
-            found.append(Finding(_slug(plugin.secret_type), plugin.secret_type, number, start, end))
-        offset += len(line) + 1
+            start, stop = _whole_token(line, at, at + len(secret))
+            if _stands_for_one(kind, line[start:stop], _word(line, start, stop)):
+                continue
+            add(kind, label, number, start, stop, _PLUGINS)
+        for kind, label, at, stop in forms.forms(line):
+            add(kind, label, number, at, stop, _FORMS)
+    for kind, label, number, secret in leaks.leaks(text):
+        # Betterleaks' rules carry their own entropy floors and allowlists: only a variable
+        # or a bracketed name is dropped here
+        first = secret.split("\n", 1)[0].strip()
+        if not first or forms.is_reference(first) or not 0 <= number < len(lines):
+            continue
+        if kind in _PASSWORD_KINDS and forms.is_plain(first):
+            continue
+        at = text.find(first, offsets[number])
+        if at >= 0 and not _holds_url_password(found, at, at + len(first)):
+            number = bisect.bisect_right(offsets, at) - 1
+            at -= offsets[number]
+            add(kind, label, number, at, at + len(first), _LEAKS)
     return _merge(found)
 
 
-def _merge(found: list[Finding]) -> list[Finding]:
+def _merge(found: list[tuple[Finding, int]]) -> list[Finding]:
+    """One finding per place: where reports overlap, the first to start, then a specific kind
+    before a generic one, then detect-secrets' kind before ours and Betterleaks' (the kinds
+    stored before Betterleaks was added keep their names), then the longest."""
     out: list[Finding] = []
-    for f in sorted(found, key=lambda f: (f.start, f.label in _GENERIC_LABELS, -(f.end - f.start))):
+    ordered = sorted(
+        found, key=lambda p: (p[0].start, p[0].kind in _GENERIC_KINDS, p[1], p[0].start - p[0].end)
+    )
+    for f, _ in ordered:
         if out and f.start < out[-1].end:
             last = out[-1]
             if f.end > last.end:
@@ -211,5 +182,7 @@ def redact(text: str, findings: list[Finding] | None = None) -> str:
 
 
 def kinds() -> list[str]:
-    """The kinds this detector can report, as slugs."""
-    return sorted({_slug(p.secret_type) for p in _get().plugins})
+    """The kinds the detect-secrets plugins and memls' own readings report (Betterleaks'
+    rule ids come on top)."""
+    own = ["url-password", "command-line-password", "authorization-header", "prose-password"]
+    return sorted({*plugins.plugin_kinds(), *own})

@@ -1,0 +1,182 @@
+"""Credentials in the forms people write them in notes, which the scanners' rules leave out:
+a URL's password whatever characters it holds, credentials given on a command line, and a
+password given in prose. And what no reading counts as a secret: a placeholder.
+
+Each reading yields (kind, label, start, end) of the secret's span in one line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+__all__ = ["forms", "is_placeholder", "is_plain", "is_reference"]
+
+# --- placeholders ---------------------------------------------------------------------------
+
+_WRAPPED = re.compile(r"^(?:<[^<>]*>|\{[^{}]*\}|\[[^\[\]]*\]|%[^%\s]+%|\([^()]*\))$")
+_VARIABLE = re.compile(r"\$\{|\$\(|\{\{|^\$[A-Za-z_]")
+_CAPS_WORD = re.compile(r"^[A-Z][A-Z_\-]*$")
+_RUN = re.compile(r"(.)\1{5,}")
+_QUOTES = "\"'`"
+
+
+def is_reference(value: str) -> bool:
+    """A variable reference or a bracketed name (`${DB_PASSWORD:-postgres}`, `<token>`)."""
+    v = value.strip().strip(_QUOTES)
+    return not v or _WRAPPED.match(v) is not None or _VARIABLE.search(v) is not None
+
+
+def _sequence(value: str) -> bool:
+    """Six or more characters in alphabet or digit order, whatever their case (`abcdefgh`,
+    `AbCdEfGh`, `123456`)."""
+    run = 1
+    value = value.lower()
+    for a, b in zip(value, value[1:]):
+        run = run + 1 if ord(b) == ord(a) + 1 and a.isalnum() and b.isalnum() else 1
+        if run >= 6:
+            return True
+    return False
+
+
+_REPEATED = re.compile(r"([A-Za-z0-9]{2,8})\1{2,}")
+
+
+def _repeated(value: str) -> bool:
+    """Most of the value one short unit over and over (`exampleexampleexample`)."""
+    m = _REPEATED.search(value)
+    return m is not None and 2 * (m.end() - m.start()) >= len(value)
+
+
+def is_placeholder(value: str) -> bool:
+    """A value that stands for a secret instead of being one: empty; wrapped in angle, curly
+    or square brackets, parentheses or percent signs (`<token>`, `{password}`, `%PASS%`); a
+    variable reference anywhere (`$VAR`, `${VAR}`, `$(cmd)`, `{{ var }}`); an all-capitals
+    word (`PASSWORD`, `YOUR_API_KEY`); six or more of one character in a row (`xxxxxx`,
+    `******`, `ghp_XXXX...`) or in alphabet order (`abcdefgh`, `123456`); one short unit
+    over and over for most of it (`exampleexampleexample`); an ellipsis (`sk-...`)."""
+    v = value.strip().strip(_QUOTES)
+    return (
+        is_reference(v)
+        or _CAPS_WORD.match(v) is not None
+        or _RUN.search(v) is not None
+        or _sequence(v)
+        or _repeated(v)
+        or "..." in v
+        or "\u2026" in v
+    )
+
+
+_PLAIN = re.compile(r"^(?:[a-z]+(?:[-_.:/][a-z]+)*|[A-Z]+(?:[-_.:/][A-Z]+)*)$")
+
+
+def is_plain(value: str) -> bool:
+    """Plain words in one case, joined or not (`required`, `api-key`, `db_password`): a name,
+    not a password."""
+    return _PLAIN.match(value.strip().strip(_QUOTES)) is not None
+
+
+def _weak(value: str) -> bool:
+    """Too plain to be a password written down: a placeholder, a plain word in one case
+    (`password`, `changeme`, `admin`), digits only (a port, a uid), or shorter than 4."""
+    v = value.strip(_QUOTES)
+    return is_placeholder(v) or len(v) < 4 or v.isdigit() or is_plain(v)
+
+
+# --- the readings -----------------------------------------------------------------------------
+
+# scheme://user:password@host — the password is everything between the first ':' after the
+# user and the '@' that starts the host, so reserved characters (! $ & * # ...) are kept.
+_URL = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^\s:/@'\"`]*):(?P<secret>[^\s'\"`]+?)"
+    r"@(?=[A-Za-z0-9\[][\w.\-\[\]:%]*(?:[/?#\s'\"`),;>]|$))"
+)
+
+# curl -u user:pass, --user user:pass, --user=user:pass, -uuser:pass
+_USER_FLAG = re.compile(
+    r"(?:^|\s)(?:-u\s*|--user(?:\s+|=))(?P<q>[\"']?)(?P<user>[^\s:\"']+):(?P<secret>[^\s\"']+)(?P=q)"
+)
+# --password X, --password=X, --passwd X, --pass X, --token X, --api-key X, --secret X
+_LONG_FLAG = re.compile(
+    r"(?:^|\s)--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret)"
+    r"(?:\s+|=)(?P<q>[\"']?)(?P<secret>[^\s\"']+)(?P=q)"
+)
+# -p X / -pX: the flag also means a port, a parent directory or a publish; it is read as a
+# password only on a line that names a user (-u, --user, --username, -U) or logs in
+_SHORT_P = re.compile(r"(?:^|\s)-p\s*(?P<q>[\"']?)(?P<secret>[^\s\"'-][^\s\"']*)(?P=q)")
+_NAMES_USER = re.compile(r"(?:^|\s)(?:-u|-U|--user)|\blogin\b|\bsshpass\b")
+# Authorization: Basic <base64 of user:pass>, Bearer/Token <token>
+_AUTH = re.compile(
+    r"\bAuthorization\s*[:=]\s*[\"']?(?P<scheme>Basic|Bearer|Token)\s+(?P<secret>[A-Za-z0-9+/=._~\-]+)",
+    re.IGNORECASE,
+)
+# a password in prose: the word, then the value after a space, `is`, `:` or `=`; or the word,
+# up to five words naming whose (for root on the NAS), `:` or `is`, then the value
+_PROSE = re.compile(
+    r"(?<![\w\-.])(?:password|passwd|passphrase|passcode|pwd)\b"
+    r"(?:(?:\s+[\w.@\-]+){1,5}?\s*(?::|\s(?:is|was)\s)|\s*(?:\s(?:is|was|are)\s|:|=|\s))\s*"
+    r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`]+?)(?P=q)(?=[\s,;)]|$|[.,;:](?:\s|$))",
+    re.IGNORECASE,
+)
+
+
+def _basic(value: str) -> bool:
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    user, sep, password = text.partition(":")
+    return bool(sep) and text.isprintable() and not _weak(password)
+
+
+def _token(value: str) -> bool:
+    return (
+        len(value) >= 16
+        and not is_placeholder(value)
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+    )
+
+
+def _strong(value: str) -> bool:
+    """A password written in prose: not plain (see `_weak`), at least 6 characters, a letter
+    and a digit or symbol, and not a path, a URL or an option."""
+    v = value
+    return (
+        len(v) >= 6
+        and not _weak(v)
+        and any(c.isalpha() for c in v)
+        and any(not c.isalpha() for c in v)
+        and not v.startswith(("/", "~", "./", "-", "http:", "https:"))
+        and "://" not in v
+    )
+
+
+def forms(line: str) -> Iterator[tuple[str, str, int, int]]:
+    """(kind, label, start, end) of each credential the readings find in `line`."""
+    for m in _URL.finditer(line):
+        if not _weak(m.group("secret")):
+            yield "url-password", "Password in URL", m.start("secret"), m.end("secret")
+    for m in _USER_FLAG.finditer(line):
+        pair = f"{m.group('user')}:{m.group('secret')}"
+        if not _weak(m.group("secret")) and not is_placeholder(pair):
+            yield "command-line-password", "Password on a command line", *m.span("secret")
+    for m in _LONG_FLAG.finditer(line):
+        if not _weak(m.group("secret")):
+            yield "command-line-password", "Password on a command line", *m.span("secret")
+    if _NAMES_USER.search(line):
+        for m in _SHORT_P.finditer(line):
+            value = m.group("secret")
+            if not _weak(value) and "/" not in value and not re.fullmatch(r"[\d:.]+", value):
+                yield "command-line-password", "Password on a command line", *m.span("secret")
+    for m in _AUTH.finditer(line):
+        scheme, value = m.group("scheme").lower(), m.group("secret")
+        if _basic(value) if scheme == "basic" else _token(value):
+            yield "authorization-header", "Authorization header", *m.span("secret")
+    for m in _PROSE.finditer(line):
+        value = m.group("secret")
+        if _strong(value):
+            yield "prose-password", "Password in prose", *m.span("secret")
