@@ -108,7 +108,10 @@ class NoteWatcher:
 
     def watch(self, project: str, via: str, wait: float) -> protocol.WatchResult:
         folder_of(project)
-        added = bool(self.engine.add_watched(project, via))
+        with self._lock:
+            known = project in self._projects
+        # a project already watched costs no write: a hook names its project on every prompt
+        added = False if known else bool(self.engine.add_watched(project, via))
         state = self._add(project, first=True)
         indexed = state.scanned.wait(wait) if wait > 0 else state.scanned.is_set()
         return protocol.WatchResult(

@@ -113,7 +113,7 @@ class Briefing:
         given: Callable[[str], AbstractContextManager[BriefingSessions]],
         counter: Counter,
         clock: Callable[[], str],
-        instruction_uris: Callable[[str], set[str]] = lambda project: set(),
+        instruction_units: Callable[[str], list[protocol.Memory]] = lambda project: [],
     ) -> None:
         self._list = list_memories
         self._query = query
@@ -122,7 +122,7 @@ class Briefing:
         self._given = given  # a read of the same
         self._counter = counter
         self._clock = clock
-        self._instruction_uris = instruction_uris
+        self._instruction_units = instruction_units
 
     def context(self, params: protocol.ContextParams) -> protocol.ContextResult:
         project = project_key(params.project)
@@ -165,22 +165,21 @@ class Briefing:
     def _standing(self, project: str, now: str) -> list[protocol.Memory]:
         """The standing memories: constraints, decisions, conventions, and every unit of an
         instruction file (each of its lines is a standing instruction, whatever its type)."""
-        found: list[protocol.Memory] = []
-        instructions = self._instruction_uris(project)
-        for kind in (*STANDING_TYPES, *NOTE_TYPES):
-            listed = self._list(
+        listed: list[protocol.Memory] = []
+        for kind in STANDING_TYPES:
+            listed += self._list(
                 protocol.ListParams(project=project, status="active", type=kind, limit=1000)
-            )
-            found += [
-                m
-                for m in listed.memories
-                if (kind in STANDING_TYPES or m.source_uri in instructions)
-                and m.trust in VISIBLE_TRUST
-                and (m.valid_until is None or m.valid_until > now)
-                and m.valid_from <= now
-                and not m.superseded_by
-                and not loses(m)
-            ]
+            ).memories
+        listed += [m for m in self._instruction_units(project) if m.type not in STANDING_TYPES]
+        found = [
+            m
+            for m in listed
+            if m.trust in VISIBLE_TRUST
+            and (m.valid_until is None or m.valid_until > now)
+            and m.valid_from <= now
+            and not m.superseded_by
+            and not loses(m)
+        ]
         order = {kind: n for n, kind in enumerate((*STANDING_TYPES, *NOTE_TYPES))}
         found.sort(key=lambda m: m.recorded_at, reverse=True)
         found.sort(key=lambda m: (m.trust != "verified", order[m.type]))

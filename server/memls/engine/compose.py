@@ -166,7 +166,7 @@ def compose(
             given=storage.briefing_given,
             counter=TokenCounter(settings.embedder_dir),
             clock=clock,
-            instruction_uris=notes.instruction_uris,
+            instruction_units=notes.instruction_units,
         ),
         promote=Promote(
             write=units.write,

@@ -176,12 +176,14 @@ class Notes:
             secrets=found,
         )
 
-    def instruction_uris(self, project: str) -> set[str]:
-        """The project's note files that are instruction files (AGENTS.md, CLAUDE.md, rules):
-        every unit of one is a standing instruction."""
+    def instruction_units(self, project: str) -> list[protocol.Memory]:
+        """The active units of the project's instruction files (AGENTS.md, CLAUDE.md, rules):
+        each of their lines is a standing instruction."""
         with self.units.read(project) as tx:
             facts = tx.note_files.facts()
-        return {uri for uri, raw in facts.items() if _FACTS.decode(raw).kind == "instructions"}
+            uris = [u for u, raw in facts.items() if _FACTS.decode(raw).kind == "instructions"]
+            rows = [row for uri in sorted(uris) for row in tx.memories.active_by_source(uri)]
+            return tx.records(rows) if rows else []
 
     def _note_kind(self, uri: str, project: str) -> protocol.NoteKind:
         """What kind of document the note is, by its path in the project folder (a project
