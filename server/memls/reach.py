@@ -97,6 +97,14 @@ class Connection:
                 raise Failed(reply["error"] or {})
             return reply.get("result")
 
+    def alive(self) -> bool:
+        """False when the owner has closed this connection (it went away since)."""
+        try:
+            readable, _, _ = select.select([self.sock], [], [], 0)
+            return not readable or self.sock.recv(1, socket.MSG_PEEK) != b""
+        except OSError:
+            return False
+
     def close(self) -> None:
         try:
             self.reader.close()

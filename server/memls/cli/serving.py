@@ -108,6 +108,10 @@ def _serve_socket(ready_fd: int | None) -> None:
             except OSError:
                 pass  # whoever waited has gone
 
+    # Calls hop from the socket's threads to the engine's and back; while the indexer thread
+    # embeds the last write, each hop can wait out the GIL's switch interval (5 ms by
+    # default). A shorter one keeps a light call light (benchmarks/results/mcp.txt).
+    sys.setswitchinterval(0.0005)
     engine = open_engine(State.data_dir, front="daemon", serve=True, wait_seconds=30)
     if isinstance(engine, RemoteEngine):
         engine.close()

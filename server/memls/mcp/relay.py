@@ -123,6 +123,8 @@ class Relay:
         self._waiting: dict[str, tuple[threading.Event, list[Any]]] = {}
         self._asked = 0
         self._daemon: threading.Thread | None = None
+        self._conn: reach.Connection | None = None  # kept between calls, one call at a time
+        self._conn_lock = threading.Lock()
 
     # ------------------------------------------------------------ output
 
@@ -158,14 +160,25 @@ class Relay:
         return {"pinned": self.pinned, "roots": self.roots, "workdir": self.workdir}
 
     def owner(self, method: str, params: dict[str, Any]) -> Any:
-        """One request to the owner; the daemon started (and waited for) when none serves."""
+        """One request to the owner on the session's connection (made again, and the daemon
+        started and waited for, when the owner went away)."""
         if self._daemon is not None:
             self._daemon.join(START_WAIT)
-        conn = reach.connect(self.data_dir, self.front, CALL_TIMEOUT, START_WAIT)
-        try:
-            return conn.request(method, params)
-        finally:
-            conn.close()
+        with self._conn_lock:
+            if self._conn is not None and not self._conn.alive():
+                self._conn.close()
+                self._conn = None
+            for attempt in range(2):
+                if self._conn is None:
+                    self._conn = reach.connect(self.data_dir, self.front, CALL_TIMEOUT, START_WAIT)
+                try:
+                    return self._conn.request(method, params)
+                except reach.Unavailable:
+                    self._conn.close()
+                    self._conn = None
+                    if attempt or method == "$/mcp" and params.get("method") == "tools/call":
+                        raise  # a tool's outcome is unknown once sent: reported, not repeated
+            raise reach.Unavailable("unreachable")
 
     def relay(self, msg_id: Any, method: str, params: dict[str, Any]) -> None:
         try:
