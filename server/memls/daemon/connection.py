@@ -182,9 +182,7 @@ class OwnerConnection:
             return
         request_id = message.get("id") if isinstance(message, dict) else None
         method = message.get("method") if isinstance(message, dict) else None
-        readable = isinstance(request_id, (int, str)) and not isinstance(request_id, bool)
-        if isinstance(request_id, str) and limits.has_surrogate(request_id):
-            readable = False
+        readable = limits.readable_id(request_id)  # any number or string, answered as sent
         if not isinstance(method, str) or (request_id is not None and not readable):
             expected = 'expected {"id": n, "method": name, "params": {...}}'
             reply_id = request_id if readable else None
