@@ -14,11 +14,15 @@ runs in a fresh process; timings depend on the machine's load (printed).
         > benchmarks/results/latency-10k-2.txt
 
 The report (stdout) starts with the command, the load average and a host-speed reference.
+
+Three more runs, each its own subcommand (further down): `parts` (where a query's time goes),
+`cache` (a repeated query against a computed one) and `models` (the packaged models alone).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -29,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
@@ -36,6 +41,10 @@ sys.path.insert(0, str(HERE.parents[1] / "server"))
 sys.path.insert(0, str(HERE.parent))
 
 from corpus import project_items, questions
+from locomo import turns
+from memls import protocol as p
+from memls.engine import Engine
+from memls.retrieval.pipeline import Retriever
 
 KS = (5, 10, 25)
 EXIT_FAILURES: list[int] = []  # exit codes of first-query processes that answered, then failed
@@ -228,7 +237,12 @@ def host_speed() -> str:
     return f"python loop {python_s:.3f} s, numpy {time.perf_counter() - started:.3f} s"
 
 
+SUBCOMMANDS = {"parts": "parts_main", "cache": "cache_main", "models": "models_main"}
+
+
 def main() -> int:
+    if sys.argv[1:2] and sys.argv[1] in SUBCOMMANDS:
+        return globals()[SUBCOMMANDS[sys.argv[1]]](sys.argv[2:]) or 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--sizes", default="10000")
@@ -314,6 +328,310 @@ def main() -> int:
 
 def _cell(value) -> str:
     return f"{value:.1f}" if isinstance(value, float) else str(value)
+
+
+# ---------------------------------------------------------------- parts
+
+"""Where a query's time goes at N memories: BM25, the query embedding, the vector source
+(Chroma + the SQL filters), the final fetch through the filters, the whole query at each
+depth. The latency corpus of latency.py (the first dev conversation and generated project
+memories, `corpus.project_items`).
+
+    python benchmarks/latency.py parts ../shared/data/locomo/locomo-dev.json --size 10000 \
+        [--store DIR]
+
+With --store, an existing store of the same corpus is reused (else one is built in a temp dir).
+Run it on an idle machine. The table goes to stdout (benchmarks/results/query-parts.txt)."""
+
+
+def _retriever(engine):
+    """The engine's own retrieval collaborators, as a query gets them."""
+    return Retriever(engine.storage.search, engine.index, engine.models, engine.retrieval)
+
+
+def parts_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="latency.py parts")
+    parser.add_argument("path")
+    parser.add_argument("--size", type=int, default=10000)
+    parser.add_argument("--store")
+    parser.add_argument("--queries", type=int, default=100)
+    args = parser.parse_args(argv)
+    sample = json.loads(Path(args.path).read_text())[0]
+    project = sample["sample_id"]
+    asked = [qa["question"] for qa in questions(sample)][: args.queries]
+    times: dict[str, list[float]] = {}
+
+    def timed(label, fn):
+        start = time.perf_counter()
+        out = fn()
+        times.setdefault(label, []).append((time.perf_counter() - start) * 1000)
+        return out
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Engine.open(args.store or tmp, front="bench", cache=False) as engine,
+    ):
+        have = engine.db.read("SELECT count(*) FROM memories WHERE project = ?", (project,))[0][0]
+        if have == 0:
+            for item in project_items(sample, args.size):
+                engine.store(item.params(project))
+            assert engine.flush(timeout=7200)
+            have = args.size
+        for depth in DEPTHS:
+            engine.query(params_for(p, depth, query="warm up", project=project))
+        for q in asked:
+            seen = engine.visibility(project, valid_at=None, as_of=None, include_user=False)
+            lex = timed(
+                "BM25 (FTS5, filters in SQL)", lambda: _retriever(engine).lexical(seen, q, 50)
+            )
+            qv = timed("query embedding", lambda: engine.models.embedder.embed([q])[0])
+            vec = timed(
+                "vector source (Chroma + SQL filters)",
+                lambda: _retriever(engine).nearest(seen, qv, 50),
+            )
+            ids = list(set(lex) | set(vec))
+            timed(
+                "final gate (records through the filters)",
+                lambda: engine.storage.search.visible(seen, ids, relations=False),
+            )
+            for depth in DEPTHS:
+                timed(
+                    f"query, depth {depth}",
+                    lambda: engine.query(params_for(p, depth, query=q, project=project, k=25)),
+                )
+    print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
+    print(f"# {have} memories, {len(asked)} questions; ms; load average {os.getloadavg()}\n")
+    print("| part | p50 | p95 |")
+    print("|---|---|---|")
+    for label, values in times.items():
+        values.sort()
+        print(
+            f"| {label} | {statistics.median(values):.2f} | "
+            f"{values[int(0.95 * (len(values) - 1))]:.2f} |"
+        )
+    return 0
+
+
+# ---------------------------------------------------------------- cache
+
+"""Repeated queries: the same LoCoMo questions asked twice on one store,
+the first time computed, the second from the query cache; plus the bulk ingest that built the
+store (memory/ingest: all stored in one transaction, then waited for until indexed).
+
+    python benchmarks/latency.py cache ../shared/data/locomo/locomo-dev.json \
+        > benchmarks/results/query-cache.txt
+
+Every other benchmark measures uncached queries (`Engine.open(..., cache=False)`). Output:
+ingest rate, then p50/p95 of the first and the repeated ask (default depth), and the cache's
+hits/misses from `stats`. Run it on an idle machine; the load average is printed."""
+
+CACHE_PROJECT = "bench"
+
+
+def cache_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="latency.py cache")
+    parser.add_argument("path")
+    parser.add_argument("--conversations", type=int, default=1)
+    parser.add_argument("--queries", type=int, default=100)
+    args = parser.parse_args(argv)
+    print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
+    print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    samples = json.loads(Path(args.path).read_text())[: args.conversations]
+    items = [
+        p.StoreParams(text=text, **({"valid_from": when} if when else {}))
+        for s in samples
+        for _, text, when in turns(s)
+    ]
+    questions = [qa["question"] for s in samples for qa in s["qa"]][: args.queries]
+    with tempfile.TemporaryDirectory(prefix="memls-cache-bench-") as tmp:
+        with Engine.open(tmp, front="bench") as engine:
+            engine.query(p.QueryParams(query="warm up the models", project=CACHE_PROJECT))
+            t0 = time.perf_counter()
+            r = engine.ingest(p.IngestParams(project=CACHE_PROJECT, items=items))
+            took = time.perf_counter() - t0
+            print(
+                f"ingest: {r.stored} memories fully indexed in {took:.1f} s "
+                f"({r.stored / took:.1f} memories/s; indexed={r.indexed})"
+            )
+            first, again = [], []
+            for question in questions:
+                params = p.QueryParams(query=question, project=CACHE_PROJECT)
+                a = engine.query(params)
+                b = engine.query(params)
+                assert not a.cached and b.cached
+                first.append(a.took_ms or 0.0)
+                again.append(b.took_ms or 0.0)
+            stats = engine.stats(p.StatsParams(project=CACHE_PROJECT)).query_cache
+    print(f"{len(questions)} questions, each asked twice (default depth):")
+    print("| ask | p50 ms | p95 ms |")
+    print("|---|---|---|")
+    print(f"| first (computed) | {pct(first, 50):.2f} | {pct(first, 95):.2f} |")
+    print(f"| repeated (cache) | {pct(again, 50):.3f} | {pct(again, 95):.3f} |")
+    print(f"cache: {stats}")
+    print(f"# load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+# ---------------------------------------------------------------- models
+
+"""How fast are the packaged models here? Load time, embed throughput, cross-encoder latency.
+
+    python benchmarks/latency.py models [--threads 2] [--texts 500] [--repeat 7] \
+        [--rerank-batch 8] > benchmarks/results/models-speed.txt
+
+Texts are LoCoMo dialog turns ("speaker: text") from shared/data when present, else made up.
+Cross-encoder pairs are a LoCoMo question with turns (or two joined turns) chosen so each pair
+is 55-65 tokens. Wall-clock numbers on a shared machine: run it idle, read the best column."""
+
+LOCOMO = Path("/work/shared/data/locomo/locomo-dev.json")
+
+
+def locomo_turns(path: Path, limit: int) -> tuple[list[str], list[str]]:
+    """(turns, questions) from the LoCoMo dev file, or synthetic ones when it is absent."""
+    if not path.exists():
+        places = ["park", "museum", "lake", "concert", "library"] * (limit // 5 + 1)
+        turns = [
+            f"Speaker {i % 2}: I went to the {w} on day {i} and told my friend about the {w} trip."
+            for i, w in enumerate(places)
+        ]
+        return turns[:limit], [f"When did the speaker go to the {w}?" for w in places[:5]]
+    turns: list[str] = []
+    questions: list[str] = []
+    for sample in json.loads(path.read_text(encoding="utf-8")):
+        for key, value in sample["conversation"].items():
+            if key.startswith("session_") and isinstance(value, list):
+                turns.extend(f"{t['speaker']}: {t['text']}" for t in value)
+        questions.extend(q["question"] for q in sample["qa"] if q.get("category") != 5)
+    return turns[:limit], questions
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    """Wall-clock ms of each run."""
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1000.0)
+    return out
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def busy_ticks() -> tuple[int, int] | None:
+    """(busy, total) CPU ticks of the whole machine from /proc/stat (Linux), else None."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return sum(fields) - fields[3] - fields[4], sum(fields)
+
+
+def others_share(start: tuple[int, int] | None, own_cpu_s: float) -> str:
+    """How much of the machine other processes used during the run (noise warning)."""
+    end = busy_ticks()
+    if start is None or end is None:
+        return "unknown"
+    tick = os.sysconf("SC_CLK_TCK")
+    busy, total = end[0] - start[0], end[1] - start[1]
+    others = max(0.0, busy - own_cpu_s * tick) / max(total, 1)
+    return f"{others:.0%} of all cores"
+
+
+def models_main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="latency.py models")
+    parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads")
+    parser.add_argument("--texts", type=int, default=500, help="texts to embed")
+    parser.add_argument("--repeat", type=int, default=7, help="runs per measurement")
+    parser.add_argument("--rerank-batch", type=int, default=8, help="cross-encoder batch size")
+    parser.add_argument("--locomo", type=Path, default=LOCOMO)
+    args = parser.parse_args(argv)
+
+    from memls.models import ModelRuntime
+
+    turns, questions = locomo_turns(args.locomo, args.texts)
+    query = questions[0]
+    rows: list[tuple[str, str]] = []
+    rss_start = rss_mb()
+    ticks_start, cpu_start = busy_ticks(), time.process_time()
+
+    with ModelRuntime(intra_op_threads=args.threads, rerank_batch_size=args.rerank_batch) as rt:
+        for s in (rt.embedder.warm(), rt.reranker.warm()):  # one after the other: own times
+            rows.append((f"{s.name} load", f"{s.load_ms or 0:.0f} ms ({s.state})"))
+        rows.append(
+            ("peak RSS after loading both", f"{rss_mb():.0f} MB (+{rss_mb() - rss_start:.0f})")
+        )
+
+        runs = timed(lambda: rt.embedder.embed(turns), args.repeat)
+        rows.append(
+            (
+                f"embed {len(turns)} turns (batch {rt.embedder.batch_size})",
+                (
+                    f"{len(turns) / min(runs) * 1000:.0f} texts/s "
+                    f"(best {min(runs):.0f} ms, median {statistics.median(runs):.0f} ms)"
+                ),
+            )
+        )
+        if args.locomo.exists():  # what ingest embeds: the session date and speaker in front
+            from locomo import turns as memory_texts
+
+            samples = json.loads(args.locomo.read_text())
+            stored = [t for s in samples for _, t, _ in memory_texts(s)][: args.texts]
+            runs = timed(lambda: rt.embedder.embed(stored), args.repeat)
+            rows.append(
+                (
+                    f"embed {len(stored)} memories as ingested ([date] speaker: text)",
+                    f"{len(stored) / min(runs) * 1000:.0f} texts/s (best {min(runs):.0f} ms): "
+                    "the ceiling of fully indexed ingest",
+                )
+            )
+            # the int8 model quantizes activations per batch: a vector depends on its batch-mates
+            alone = ModelRuntime(intra_op_threads=args.threads, embed_batch_size=1)
+            with alone:
+                single = alone.embedder.embed(stored[:64])
+            together = (rt.embedder.embed(stored[:64]) * single).sum(axis=1)
+            rows.append(
+                (
+                    f"64 memories in batches of {rt.embedder.batch_size} against one at a time",
+                    f"cosine min {together.min():.4f}, mean {together.mean():.4f}",
+                )
+            )
+        runs = timed(lambda: rt.embedder.embed_query(query), args.repeat * 10)
+        rows.append(("embed one query", f"{statistics.median(runs):.1f} ms median"))
+
+        tokenizer = rt.reranker._lazy.get().pairs
+        candidates = turns + [f"{a} {b}" for a, b in itertools.pairwise(turns)]
+        lengths = [len(e.ids) for e in tokenizer.encode_batch([(query, c) for c in candidates])]
+        chosen = [c for c, n in zip(candidates, lengths, strict=True) if 55 <= n <= 65][:50]
+        mean_tokens = statistics.mean(n for n in lengths if 55 <= n <= 65)
+        for n in (6, 20, 50):
+            pairs = chosen[:n]
+            runs = timed(lambda pairs=pairs: rt.reranker.rerank(query, pairs), args.repeat)
+            rows.append(
+                (
+                    f"cross-encoder {len(pairs)} pairs (~{mean_tokens:.0f} tokens)",
+                    (
+                        f"{statistics.median(runs):.0f} ms median, {min(runs):.0f} best, "
+                        f"{min(runs) / len(pairs):.1f} ms a pair (best)"
+                    ),
+                )
+            )
+        rows.append(("peak RSS at the end", f"{rss_mb():.0f} MB"))
+    others = others_share(ticks_start, time.process_time() - cpu_start)
+    rows.append(("CPU used by other processes meanwhile", others))
+
+    print(f"$ {shlex.join([Path(sys.executable).name, *sys.argv])}")
+    print(
+        f"cores {os.cpu_count()}, intra-op threads {args.threads}, "
+        f"cross-encoder batch {args.rerank_batch}, "
+        f"texts from {args.locomo if args.locomo.exists() else 'synthetic'}"
+    )
+    width = max(len(k) for k, _ in rows)
+    print(f"| {'measure':<{width}} | result |")
+    print(f"|{'-' * (width + 2)}|--------|")
+    for key, value in rows:
+        print(f"| {key:<{width}} | {value} |")
 
 
 if __name__ == "__main__":
