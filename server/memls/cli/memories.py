@@ -55,12 +55,16 @@ def store(
         "(repeatable; no range: the whole file).",
     ),
     wait: bool = typer.Option(
-        False, "--wait", help="Wait for the contradiction check and print what it found."
+        False,
+        "--wait",
+        help="Wait for the checks after indexing (restatements, contradictions) and print "
+        "what they found.",
     ),
     as_json: bool = JsonOpt,
 ) -> None:
-    """Store a memory (a duplicate, or a restatement of a memory of the same type, returns
-    the existing id; a text holding a secret is refused unless --redact)."""
+    """Store a memory (a duplicate returns the existing id; a restatement of a memory of the
+    same type is merged into it once indexed, which --wait reports; a text holding a secret
+    is refused unless --redact)."""
     data = {
         "text": text,
         "project": folder_key(project),
@@ -78,7 +82,11 @@ def store(
         r = engine.store(params)
         if wait:
             engine.flush()
-            found = engine.conflicts(protocol.ConflictsParams(project=r.project, id=r.id)).conflicts
+            r = _merged(engine, r)
+            if r.created:
+                found = engine.conflicts(
+                    protocol.ConflictsParams(project=r.project, id=r.id)
+                ).conflicts
     if r.duplicate == "near":
         human = (
             f"near duplicate: {r.id} already states this in {r.project!r} (seen again "
@@ -106,6 +114,26 @@ def store(
             for c in r.memory.citations
         )
     _emit(r, as_json, human)
+
+
+def _merged(engine, r: protocol.StoreResult) -> protocol.StoreResult:
+    """`r` again as the memory it was merged into, when the check after indexing found it a
+    restatement (audited `merge`)."""
+    if not r.created:
+        return r
+    entries = engine.audit(protocol.AuditParams(project=r.project, id=r.id, limit=1)).entries
+    if not entries or entries[0].op != "merge" or not entries[0].detail:
+        return r
+    into = entries[0].detail["into"]
+    memory = engine.get(protocol.GetParams(id=into, project=r.project))
+    return protocol.StoreResult(
+        id=into,
+        project=r.project,
+        created=False,
+        duplicate="near",
+        memory=memory,
+        tombstone_cleared=r.tombstone_cleared,
+    )
 
 
 @app.command()
