@@ -22,6 +22,7 @@ from memls.cli.common import (
     app,
     citation_text,
     folder_key,
+    merged,
     parse_cite,
     review_app,
 )
@@ -82,7 +83,7 @@ def store(
         r = engine.store(params)
         if wait:
             engine.flush()
-            r = _merged(engine, r)
+            r = merged(engine, r)
             if r.created:
                 found = engine.conflicts(
                     protocol.ConflictsParams(project=r.project, id=r.id)
@@ -114,26 +115,6 @@ def store(
             for c in r.memory.citations
         )
     _emit(r, as_json, human)
-
-
-def _merged(engine, r: protocol.StoreResult) -> protocol.StoreResult:
-    """`r` again as the memory it was merged into, when the check after indexing found it a
-    restatement (audited `merge`)."""
-    if not r.created:
-        return r
-    entries = engine.audit(protocol.AuditParams(project=r.project, id=r.id, limit=1)).entries
-    if not entries or entries[0].op != "merge" or not entries[0].detail:
-        return r
-    into = entries[0].detail["into"]
-    memory = engine.get(protocol.GetParams(id=into, project=r.project))
-    return protocol.StoreResult(
-        id=into,
-        project=r.project,
-        created=False,
-        duplicate="near",
-        memory=memory,
-        tombstone_cleared=r.tombstone_cleared,
-    )
 
 
 @app.command()

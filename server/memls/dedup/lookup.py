@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from memls.dedup.rule import NEAR_COSINE, differing_names, is_restatement, lexically_close
+from memls.conflicts.scorer import score_pair
+from memls.dedup.rule import (
+    NEAR_COSINE,
+    differing_names,
+    is_restatement,
+    lexically_close,
+    substituted,
+)
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.models import ModelRuntime, ModelUnavailable
@@ -102,6 +109,11 @@ class NearDuplicates:
             existing = other["content"]
             if not lexically_close(existing, text) or differing_names(existing, text):
                 continue
+            if (
+                substituted(existing, text)
+                or score_pair(text, existing, similarity=score).contradiction
+            ):
+                continue  # the rule's pure tests first: the cross-encoder is its dearest
             if is_restatement(existing, text, cosine=score, cross=self._cross(existing, text)):
                 return str(memory_id)
         return None

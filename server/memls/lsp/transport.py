@@ -29,9 +29,8 @@ replaces the reader loop for stdio and for each TCP connection:
 - Unknown request methods (also LSP methods memls does not implement): `-32601`. A second
   `initialize`, and any request after `shutdown`: `-32600`. Params that do not fit the
   method's LSP type: `-32602` naming the field.
-- `-32603` is kept for memls' own faults: logged with its traceback, sent without one
-  (`GuardedProtocol._send_response`).
-- `exit` on a TCP connection ends that connection, never the daemon (`GuardedProtocol`).
+- `-32603` is kept for memls' own faults: logged with its traceback, sent without one, and
+  `exit` on a TCP connection ends that connection, never the daemon (`wire.GuardedProtocol`).
 """
 
 from __future__ import annotations
@@ -46,7 +45,6 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import lsp_method
 
 from memls import limits
 from memls.lsp.sources import FileSource, StreamSource
@@ -59,41 +57,10 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 NOT_INITIALIZED = -32002
-INTERNAL_MESSAGE = "internal error in memls (details are in the server's log)"
 SKIPPED = "; skipped to the next Content-Length header"
 HEADER_NAME = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 7230 token
 CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 CONTENT_LENGTH_SPAN = 32  # the longest match: kept across two reads while skipping
-
-
-class GuardedProtocol(LanguageServerProtocol):
-    """LanguageServerProtocol that never sends a traceback and whose `exit` ends only a TCP
-    connection (the server's `connection_only`), never the daemon."""
-
-    def _send_response(self, msg_id, result=None, error=None):
-        if error is not None and error.code == INTERNAL_ERROR:
-            log.error(
-                "internal error answering request %r: %s %s",
-                msg_id,
-                error.message,
-                "".join((error.data or {}).get("traceback", []))
-                if isinstance(error.data, dict)
-                else error.data or "",
-            )
-            error = types.ResponseError(code=INTERNAL_ERROR, message=INTERNAL_MESSAGE)
-        return super()._send_response(msg_id, result, error)
-
-    @lsp_method(types.EXIT)
-    def lsp_exit(self, *args):
-        if getattr(self._server, "connection_only", False):
-            # one TCP client leaving: close its connection; the daemon and the others go on
-            if (user_handler := self.fm.features.get(types.EXIT)) is not None:
-                yield user_handler, args, None
-            close = getattr(self._server, "close_connection", None)
-            if close is not None:
-                close()
-            return None
-        return (yield from super().lsp_exit(*args))
 
 
 # ---------------------------------------------------------------- the loop
