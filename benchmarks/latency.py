@@ -1,22 +1,23 @@
-"""Speed, memory and recall of the real engine on the latency corpus (`corpus.py`): a dev
-conversation's project filled with distinct distractors up to a size (10k by default).
+"""Speed, memory and recall of the real engine as a project grows: the latency corpus
+(`corpus.py`), one store grown through memory/ingest and measured at each size (1k, 10k, 100k).
 
-Prints, from one run: acknowledged store p50/p95, fully indexed ingest (memories/s, with every
-derived copy the default needs: bge vector in Chroma, late-interaction token vectors), disk per
-memory, first query after start (model load included; "first start": the first after an
-install, which also optimises the models' graphs once), peak RSS, and a latency-recall table:
-for each depth (lexical, none, interactive, default) its query p50/p95 beside its R@5 / R@10 /
-R@25 on the conversation's own questions (categories 1-4), and a PNG plot of it. Each size
-runs in a fresh process; timings depend on the machine's load (printed).
+At each size: acknowledged store p50/p95; query p50/p95 and R@5 / R@10 / R@25 per depth
+(lexical, none, interactive, default) on the conversation's own questions (categories 1-4);
+500 memories ingested and timed with every check on (rate, CPU a memory, the near-duplicate
+and contradiction checks' time a memory on the index worker); RSS; disk; then fresh daemon
+processes timed from their start to their first answer and first query (the first after an
+install also optimises the models' graphs: reported apart). With --server the vectors live
+in a Chroma server (`chroma run`, started and stopped by the run, memls pointed at it by
+`[index] chroma_url`). A JSON line a size as it finishes (--json keeps the finished sizes),
+then the tables; the report starts with the command, `uptime` and a host-speed reference.
 
-    python benchmarks/latency.py ../shared/data/locomo/locomo-dev.json --sizes 10000 \
-        --json benchmarks/results/latency-10k-2.json --plot benchmarks/results/latency-recall.png \
-        > benchmarks/results/latency-10k-2.txt
-
-The report (stdout) starts with the command, the load average and a host-speed reference.
+    python benchmarks/latency.py ../shared/data/locomo/locomo-dev.json \
+        --sizes 1000,10000,100000 --json benchmarks/results/scale-embedded.json \
+        > benchmarks/results/scale-embedded.txt
 
 Three more runs, each its own subcommand (further down): `parts` (where a query's time goes),
-`cache` (a repeated query against a computed one) and `models` (the packaged models alone).
+`cache` (a repeated query against a computed one) and `models` (the packaged models alone);
+`plot OUT.png RUN.json...` draws cost against size from finished runs.
 """
 
 from __future__ import annotations
@@ -426,10 +427,20 @@ def host_speed() -> str:
     return f"python loop {python_s:.3f} s, numpy {time.perf_counter() - started:.3f} s"
 
 
-SUBCOMMANDS = {"parts": "parts_main", "cache": "cache_main", "models": "models_main"}
+def plot_main(argv: list[str]) -> int:
+    """`latency.py plot OUT.png RUN.json...`: the log-log plot of cost against size from the
+    rows of finished runs (each size's row is written to --json as soon as it is measured)."""
+    rows = [r for f in argv[1:] for r in json.loads(Path(f).read_text())]
+    cost_plot(rows, argv[0])
+    return 0
 
 
-SUBCOMMANDS = {"parts": "parts_main", "cache": "cache_main", "models": "models_main"}
+SUBCOMMANDS = {
+    "parts": "parts_main",
+    "cache": "cache_main",
+    "models": "models_main",
+    "plot": "plot_main",
+}
 
 
 def main() -> int:
