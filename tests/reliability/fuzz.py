@@ -582,7 +582,7 @@ def run_case(target: Target, case: Case) -> None:
     while True:
         message = peer.answer(timeout=30)
         if message is None and case.kind in ("unreadable", "maybe") and target.gated:
-            return closed(target, case, answers)  # a bad header before the token
+            return closed(target, case, answers, ended=True)  # a bad header before the token
         assert message is not None, f"the server closed the connection after {case.data[:300]!r}"
         if message.get("id") == sentinel:
             assert ("error" if target.gated else "result") in message, message
@@ -625,11 +625,13 @@ def check(target: Target, case: Case, answers: list[dict]) -> None:
     target.counts[label] = target.counts.get(label, 0) + 1
 
 
-def closed(target: Target, case: Case, answers: list[dict] | None = None) -> None:
+def closed(
+    target: Target, case: Case, answers: list[dict] | None = None, *, ended: bool = False
+) -> None:
     """A frame over a limit (or, before the token, a bad header): answered with id null, then
     the connection closed; a new connection (or server) for the next example."""
     answers = list(answers or [])
-    while True:
+    while not ended:  # (ended: the end of the connection was read already)
         message = target.peer.answer(timeout=30)
         if message is None:
             break
