@@ -1,4 +1,4 @@
-"""A latency corpus that looks like a project's memory, for `latency.py` and `query_parts.py`.
+"""A latency corpus that looks like a project's memory, for `latency.py` (and its `parts`).
 
 Each LoCoMo dev conversation is its own project, filled up to a size with DISTINCT distractor
 memories from a seeded generator, so the head of a ranking holds real competitors instead of

@@ -7,8 +7,9 @@ can raise, or the fixed bound), before the input is read, allocated or processed
   one line of the owner socket, one line of MCP over stdio. A bigger frame is answered and
   the connection closed, the frame never read into memory (a stdio server exits, so that
   its client starts it again).
-- `PREAUTH_FRAME_BYTES` (64 KiB, fixed): a TCP client that has not yet initialized with the
-  token can send nothing bigger (an `initialize` is a few KiB).
+- `PREAUTH_BYTES` (64 KiB, fixed): all that a TCP client that has not yet initialized with
+  the token may send, headers and every frame together (an `initialize` is a few KiB); past
+  it the connection is answered and closed.
 - `max_content_bytes` (config `[limits]`, default 32 KiB): the UTF-8 size of a memory's text
   and of every other free text a request carries (queries, notes, texts to compare).
 - `MAX_NESTING` (64): arrays and objects nested deeper than this are not parsed.
@@ -22,6 +23,7 @@ never call it get the defaults. The settings and their bounds are `memls.config.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +37,7 @@ MiB = 1024 * KiB
 
 DEFAULT_MAX_FRAME_BYTES = 8 * MiB
 DEFAULT_MAX_CONTENT_BYTES = 32 * KiB
-PREAUTH_FRAME_BYTES = 64 * KiB
+PREAUTH_BYTES = 64 * KiB
 MAX_NESTING = 64
 MAX_HEADER_BYTES = 8 * KiB
 
@@ -76,6 +78,28 @@ def frame_too_large(size: int, limit: int, name: str) -> LimitExceeded:
         f"a frame of {size} bytes is over the limit {name} = {limit} bytes; it was not read",
         limit=name,
     )
+
+
+def preauth_exceeded(size: int) -> str:
+    return (
+        f"{size} bytes before the token are over the limit PREAUTH_BYTES = {PREAUTH_BYTES} "
+        "bytes (an initialize with the token needs far less); the connection is closed"
+    )
+
+
+BAD_ID = "id must be a number or a string"
+
+
+def readable_id(value: Any) -> bool:
+    """A JSON-RPC id a reply can carry back as sent: a string of valid Unicode or any finite
+    number (JSON-RPC allows fractions and any size; LSP's own types are narrower)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, str):
+        return not has_surrogate(value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int)
 
 
 def check_content(value: str, field: str) -> None:

@@ -98,8 +98,10 @@ def test_store_a_restatement_is_a_near_duplicate_and_force_stores_it(tmp_path):
     data = tmp_path / "data"  # the full engine: the near-duplicate rule needs the models
     first = memls(data, "store", "-p", "w", "-t", "decision", "Email is sent through Amazon SES.")
     assert first.returncode == 0, first.stderr
-    again = memls(data, "store", "-p", "w", "-t", "decision", "We send email with Amazon SES.")
-    assert again.returncode == 0 and again.stdout.startswith("near duplicate: m_")
+    again = memls(
+        data, "store", "-p", "w", "-t", "decision", "We send email with Amazon SES.", "--wait"
+    )
+    assert again.returncode == 0 and again.stdout.startswith("near duplicate: m_"), again.stdout
     assert "seen again 1 times" in again.stdout
     forced = memls(
         data, "store", "-p", "w", "-t", "decision", "We send email with Amazon SES.", "--force"

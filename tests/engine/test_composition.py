@@ -49,4 +49,6 @@ def test_the_use_cases_share_one_of_each_part(engine):
         assert held == {id(getattr(made, part, engine.clock))}, part
     assert made.reads.cache is engine.cache
     assert engine.listeners is made.announcer.listeners
-    assert engine.indexer.after_index == made.conflicts.after_index
+    checks = engine.indexer.after_index  # restatements merged, then contradictions
+    assert checks.func == made.writes.after_index
+    assert checks.keywords == {"then": made.conflicts.after_index}

@@ -1,7 +1,8 @@
 """Secrets and near duplicates through a real LSP client (the daemon, `memls serve --stdio`):
 a store holding a secret is refused with -32602 naming the kind and where, and nothing is
 written; with redact it is stored redacted; a note line holding one is indexed redacted and
-gets a diagnostic on that line; a restatement comes back as duplicate "near"."""
+gets a diagnostic on that line; a restatement is merged into the earlier memory once
+indexed (`memory/changed` op "merge")."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from lsprotocol import types
 from pygls import uris
 from pygls.exceptions import JsonRpcException
 
-from lsp_helpers import AGENTS, DIAGNOSTICS, call, note_units, notes_indexed, wait_until
+from lsp_helpers import (
+    AGENTS,
+    CHANGED,
+    DIAGNOSTICS,
+    call,
+    note_units,
+    notes_indexed,
+    wait_until,
+)
 
 SLACK = "xoxb-" + "483920175566-2039485761234-" + "q7Rt2Zx9Lm4Kp8Vw3Nb6Yc1H"  # FAKE
 
@@ -72,7 +81,7 @@ async def test_a_note_line_with_a_secret_is_indexed_redacted_with_a_diagnostic(c
 
 
 @pytest.mark.asyncio
-async def test_a_restatement_is_a_near_duplicate(client):
+async def test_a_restatement_is_merged_into_the_earlier_memory(client):
     await notes_indexed(client)
     first = await call(
         client,
@@ -86,11 +95,16 @@ async def test_a_restatement_is_a_near_duplicate(client):
         text="We manage the monorepo with pnpm workspaces.",
         type="decision",
     )
-    assert (again["id"], again["duplicate"], again["memory"]["seenAgain"]) == (
-        first["id"],
-        "near",
-        1,
+    assert again["created"] and again["id"] != first["id"]  # acknowledged at once
+
+    async def kept():
+        listed = await call(client, "memory/list", limit=1000)
+        return {m["id"]: m for m in listed["memories"]}
+
+    memories = await wait_until(
+        client, CHANGED, kept, lambda m: again["id"] not in m, what="the restatement merged"
     )
+    assert memories[first["id"]]["seenAgain"] == 1
     forced = await call(
         client,
         "memory/store",

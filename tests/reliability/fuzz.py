@@ -5,9 +5,11 @@ Transports: LSP over stdio, LSP over TCP before the token and after it, the owne
 frame: a request with fuzzed params (every `memory/*` method and every field of its params,
 or every MCP tool and every argument: valid values mixed with wrong types, NUL, lone
 surrogates, huge numbers and lists, deep nesting, unknown keys), a standard LSP or MCP
-method, an envelope that is wrong (jsonrpc, id, method), a body that is not JSON, a header
-without Content-Length, a frame over max_frame_bytes. After it a sentinel request is sent;
-the example passes when, before the sentinel's reply arrived:
+method, an envelope that is wrong (jsonrpc, id, method), ids of every kind JSON-RPC allows
+(`1.5`, `100000000000`, 10^30: answered as sent), a body that is not JSON, a JSON text cut
+short, bytes with no header before the next frame, a header without Content-Length, a frame
+over max_frame_bytes; before the token, frames until PREAUTH_BYTES is spent. After it a
+sentinel request is sent; the example passes when, before the sentinel's reply arrived:
 
 - a request (an id the server can read) got exactly one answer with its id, an unreadable
   one an answer with id null, a notification none;
@@ -29,9 +31,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from memls import protocol
+from memls.limits import PREAUTH_BYTES, readable_id
 from reliability.wire import Peer, frame, line, no_trace
 
 MUTATING = {
@@ -82,6 +86,7 @@ class Target:
     snapshot: Callable[[], Any] | None = None  # what a refused write must not change
     mutating: frozenset[str] = frozenset()
     sent: int = 0
+    used: int = 0  # bytes sent on this connection (before the token: PREAUTH_BYTES at most)
     reopened: int = 0
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -216,15 +221,7 @@ def memory_request(draw, target: Target) -> dict:
         params = draw(st.one_of(st.lists(junk, max_size=3), st.just(None)))
     elif shape == 2:
         params["project"] = deep(draw(st.integers(min_value=10, max_value=120)))
-    message = {
-        "jsonrpc": "2.0",
-        "id": draw(
-            st.one_of(
-                st.integers(0, 2**31), st.text(alphabet="abcdef0123456789", min_size=1, max_size=12)
-            )
-        ),
-        "method": method,
-    }
+    message = {"jsonrpc": "2.0", "id": request_id(draw, target), "method": method}
     if params is not None or draw(st.booleans()):
         message["params"] = params
     return message
@@ -258,12 +255,22 @@ MCP_METHODS = [
 ]
 
 
-def request_id(draw) -> Any:
-    return draw(
-        st.one_of(
-            st.integers(0, 2**31), st.text(alphabet="abcdef0123456789", min_size=1, max_size=12)
-        )
-    )
+def request_id(draw, target: Target) -> Any:
+    """Any id JSON-RPC allows: a string, or a number of any size, fractions included (LSP's
+    own types are narrower; the server answers every one as sent). MCP stdio keeps to
+    integers and strings."""
+    plain = [
+        st.integers(0, 2**31),
+        st.text(alphabet="abcdef0123456789", min_size=1, max_size=12),
+    ]
+    if target.framing == "mcp":
+        return draw(st.one_of(*plain))
+    wide = [
+        st.sampled_from([1.5, 100000000000, -1, 0.0, 2**53 + 1, 10**30, 1e300]),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=False, allow_infinity=False),
+    ]
+    return draw(st.one_of(*plain, *wide))
 
 
 @st.composite
@@ -284,7 +291,12 @@ def mcp_request(draw, target: Target) -> dict:
     params: dict[str, Any] = {"name": name}
     if arguments is not None or draw(st.booleans()):
         params["arguments"] = arguments
-    return {"jsonrpc": "2.0", "id": request_id(draw), "method": "tools/call", "params": params}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id(draw, target),
+        "method": "tools/call",
+        "params": params,
+    }
 
 
 @st.composite
@@ -315,15 +327,15 @@ def bad_envelope(draw, target: Target) -> dict:
                 st.one_of(st.sampled_from(["1.0", "2", "2.0 "]), st.just(2.0), st.none())
             )
     elif which == "id":
-        message["id"] = draw(
-            st.one_of(
-                st.lists(st.integers(), max_size=2),
-                st.booleans(),
-                st.floats(allow_nan=False),
-                st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
-                st.just("id-\ud800"),  # an id that is not valid Unicode: unreadable
-            )
-        )
+        unreadable = [
+            st.lists(st.integers(), max_size=2),
+            st.booleans(),
+            st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+            st.just("id-\ud800"),  # an id that is not valid Unicode: unreadable
+        ]
+        if target.framing == "mcp":
+            unreadable.append(st.floats(allow_nan=False))
+        message["id"] = draw(st.one_of(*unreadable))
     elif which == "method":
         message["method"] = draw(
             st.one_of(
@@ -396,6 +408,8 @@ def cases(draw, target: Target) -> Case:
             if not body.strip():
                 return Case(line(body), "none")  # a blank line: skipped
         return Case(framed(target, body), "unreadable")
+    elif choice < 90:
+        return truncated(draw, target)
     elif choice < 93:
         if lines:  # no headers on a line transport: a header is just text that is not JSON
             return Case(line(b"Content-Length: 12"), "unreadable")
@@ -444,15 +458,27 @@ def cases(draw, target: Target) -> Case:
     )
 
 
+def truncated(draw, target: Target) -> Case:
+    """A request's JSON text cut short, framed whole (-32700, id null); or, on LSP, bytes
+    with no header before the next frame: a body sent without its header, or garbage over
+    MAX_HEADER_BYTES. Those are answered once (-32700, id null) and skipped to the next
+    `Content-Length:` (the sentinel's); before the token they close the connection."""
+    body = encode(request(draw, target))
+    if target.framing == "lsp" and draw(st.booleans()):
+        if draw(st.booleans()):
+            return Case(body.replace(b"\n", b" "), "unreadable")
+        size = draw(st.integers(min_value=1, max_value=20_000))
+        return Case(b"X" * size, "unreadable")
+    cut = draw(st.integers(min_value=1, max_value=max(1, len(body) - 1)))
+    return Case(framed(target, body[:cut].replace(b"\n", b" ")), "unreadable")
+
+
 def classify(message: dict, framing: str) -> tuple[str, Any]:
     """What the server must answer: (kind, the id it answers with)."""
     msg_id = message.get("id")
-    readable = (
-        "id" in message
-        and isinstance(msg_id, (int, str))
-        and not isinstance(msg_id, bool)
-        and not _has_lone_surrogate(msg_id)
-    )
+    readable = "id" in message and readable_id(msg_id)
+    if framing == "mcp" and isinstance(msg_id, float):
+        readable = False
     method_ok = isinstance(message.get("method"), str)
     if readable:
         return "request", msg_id
@@ -510,10 +536,30 @@ def outcome(target: Target, answer: dict) -> str:
 SENTINEL_METHOD = {"lsp": "memory/health", "owner": "memory/health", "mcp": "ping"}
 
 
+SENTINEL_ROOM = 256  # bytes kept for the sentinel frame before the token
+
+
+def within_preauth(target: Target, case: Case) -> None:
+    """Before the token a connection may send PREAUTH_BYTES in all: a frame that would pass
+    it must close the connection, so a case that fits on a fresh one gets a fresh one."""
+    room = PREAUTH_BYTES - SENTINEL_ROOM
+    if len(case.data) > PREAUTH_BYTES:
+        return  # refused on any connection (case.closes)
+    assume(len(case.data) <= room)  # the case would pass, its sentinel would not
+    if target.used + len(case.data) > room:
+        assert target.reopen is not None
+        target.peer.close()
+        target.peer = target.reopen()
+        target.used = 0
+
+
 def run_case(target: Target, case: Case) -> None:
     mutating = case.kind == "request" and case.method in target.mutating and not target.gated
+    if target.gated:
+        within_preauth(target, case)
     before = (target.snapshot or snapshot)(target) if mutating else None
     target.sent += 1
+    target.used += len(case.data)
     peer = target.peer
     try:
         peer.send(case.data)
@@ -530,11 +576,13 @@ def run_case(target: Target, case: Case) -> None:
             answers.append(message)
     sentinel = f"sentinel-{target.sent}"
     method = SENTINEL_METHOD[target.framing]
-    peer.send(peer.frame({"jsonrpc": "2.0", "id": sentinel, "method": method}))
+    sentinel_frame = peer.frame({"jsonrpc": "2.0", "id": sentinel, "method": method})
+    target.used += len(sentinel_frame)
+    peer.send(sentinel_frame)
     while True:
         message = peer.answer(timeout=30)
         if message is None and case.kind in ("unreadable", "maybe") and target.gated:
-            return closed(target, case, answers)  # a bad header before the token
+            return closed(target, case, answers, ended=True)  # a bad header before the token
         assert message is not None, f"the server closed the connection after {case.data[:300]!r}"
         if message.get("id") == sentinel:
             assert ("error" if target.gated else "result") in message, message
@@ -577,11 +625,13 @@ def check(target: Target, case: Case, answers: list[dict]) -> None:
     target.counts[label] = target.counts.get(label, 0) + 1
 
 
-def closed(target: Target, case: Case, answers: list[dict] | None = None) -> None:
+def closed(
+    target: Target, case: Case, answers: list[dict] | None = None, *, ended: bool = False
+) -> None:
     """A frame over a limit (or, before the token, a bad header): answered with id null, then
     the connection closed; a new connection (or server) for the next example."""
     answers = list(answers or [])
-    while True:
+    while not ended:  # (ended: the end of the connection was read already)
         message = target.peer.answer(timeout=30)
         if message is None:
             break
@@ -593,6 +643,7 @@ def closed(target: Target, case: Case, answers: list[dict] | None = None) -> Non
         assert "limit" in json.dumps(error) or "LIMIT" in json.dumps(error), answers
     assert target.reopen is not None
     target.peer = target.reopen()
+    target.used = 0
     target.reopened += 1
     label = "closed"
     target.counts[label] = target.counts.get(label, 0) + 1

@@ -158,3 +158,34 @@ def test_a_client_of_the_owner_refuses_a_request_over_the_limit_before_sending_i
     finally:
         remote.close()
         limits.configure(before)
+
+
+def test_the_owner_socket_answers_every_number_id_as_sent(daemon):
+    peer = OwnerPeer(daemon.data)
+    try:
+        for msg_id in [1.5, 100000000000, -3, 10**30]:
+            peer.send(line({"id": msg_id, "method": "memory/health"}))
+            reply = peer.answer(timeout=30)
+            assert reply["id"] == msg_id and "result" in reply, reply
+        peer.send(line(b'{"id": 2.5, "method": "no/such"}'))
+        reply = peer.answer(timeout=30)
+        assert reply["id"] == 2.5 and reply["error"]["kind"] == "method_not_found", reply
+    finally:
+        peer.close()
+
+
+def test_tcp_answers_every_number_id_as_sent_and_skips_a_body_without_its_header(daemon, root):
+    peer = daemon.connect()
+    try:
+        assert "result" in peer.initialize(root, TOKEN)
+        for msg_id in [1.5, 100000000000, 10**30]:
+            peer.send(frame({"jsonrpc": "2.0", "id": msg_id, "method": "memory/health"}))
+            assert peer.answer(timeout=30)["id"] == msg_id
+        peer.send(
+            b'{"jsonrpc": "2.0", "id": 1}'
+            + frame({"jsonrpc": "2.0", "id": 2, "method": "memory/health"})
+        )
+        assert peer.answer(timeout=30)["error"]["code"] == -32700
+        assert peer.answer(timeout=30)["id"] == 2
+    finally:
+        peer.close()

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from lsp_helpers import free_port, wait_for_port
+from memls import limits
 from reliability.wire import TOKEN, StdioServer, TcpDaemon, data_dir, frame, no_trace, rss_kib
 
 
@@ -117,12 +118,75 @@ def test_a_200_mb_frame_without_the_token_costs_the_daemon_nothing(daemon):
         pass  # the daemon closed the connection
     reply = stranger.answer(timeout=30)
     assert reply is not None and reply["error"]["code"] == -32600, reply
-    assert "PREAUTH_FRAME_BYTES" in reply["error"]["message"]
+    assert "PREAUTH_BYTES" in reply["error"]["message"]
     assert stranger.answer(timeout=30) is None  # and then closed the connection
     stranger.close()
     grown = rss_kib(daemon.proc.pid) - before
     assert grown < 16 * 1024, f"the daemon's peak memory grew by {grown} KiB"
     assert sent < 200_000_000, "the daemon kept reading a frame it had refused"
+    assert daemon.alive()
+
+
+def flood(port: int, head: bytes, chunk: bytes, total: int) -> tuple[int, bytes]:
+    """One client without the token: `head`, then `chunk` until `total` bytes or the daemon
+    closes; returns (bytes sent, what the daemon answered)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+    sent = 0
+    try:
+        sock.sendall(head)
+        while sent < total:
+            sock.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        pass  # the daemon closed the connection
+    answer = b""
+    try:
+        sock.settimeout(30)
+        while data := sock.recv(65536):
+            answer += data
+    except OSError:
+        pass
+    sock.close()
+    return sent, answer
+
+
+FLOODS = {
+    "one 200 MB frame": (b"Content-Length: 200000000\r\n\r\n", b"x" * (1 << 20)),
+    "200 MB of 60 KB frames": (
+        b"",
+        frame(
+            {"jsonrpc": "2.0", "id": 1, "method": "memory/stats", "params": {"pad": "x" * 60_000}}
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FLOODS))
+def test_twenty_clients_without_the_token_sending_200_mb_each_cost_the_daemon_little(daemon, kind):
+    """20 connections at once, each trying to send 200 MB before the token (one frame, or
+    frames under the per-frame limit): each is cut off after PREAUTH_BYTES (and the linger
+    after a refusal), and the daemon's resident memory stays where it was."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    head, chunk = FLOODS[kind]
+    pid = daemon.proc.pid
+    rss_before, peak_before = rss_kib(pid, "VmRSS"), rss_kib(pid)
+    started = time.monotonic()
+    with ThreadPoolExecutor(20) as pool:
+        results = list(pool.map(lambda _: flood(daemon.port, head, chunk, 200_000_000), range(20)))
+    took = time.monotonic() - started
+    rss_after, peak_after = rss_kib(pid, "VmRSS"), rss_kib(pid)
+    sent = [n for n, _ in results]
+    print(
+        f"\n20 clients without the token, {kind}: sent {min(sent) >> 10}..{max(sent) >> 10} KiB"
+        f" each before the daemon closed (of 195,312 KiB) in {took:.1f} s; daemon RSS "
+        f"{rss_before >> 10} -> {rss_after >> 10} MiB, peak {peak_before >> 10} -> "
+        f"{peak_after >> 10} MiB"
+    )
+    for n, answer in results:
+        assert n < 8 * 1024 * 1024, f"the daemon read {n} bytes from a client without the token"
+        assert b"PREAUTH_BYTES" in answer, answer[-500:]
+    assert peak_after - peak_before < 32 * 1024, "the daemon's peak memory grew over 32 MiB"
     assert daemon.alive()
 
 
@@ -134,6 +198,103 @@ def test_header_garbage_is_answered(stdio):
     peer.send(b"Hello: world\r\n\r\n")
     assert peer.answer(timeout=30)["error"]["code"] == -32700
     assert health_ok(peer)
+
+
+NUMBER_IDS = [1.5, 100000000000, -7, 0.25, 10**30, 2**53 + 1, 1e300]
+
+
+def test_every_number_is_an_id_answered_as_sent(stdio):
+    """JSON-RPC allows any number as an id (LSP's own types are narrower)."""
+    peer = stdio.peer
+    for msg_id in NUMBER_IDS:
+        peer.send(frame({"jsonrpc": "2.0", "id": msg_id, "method": "memory/health"}))
+        reply = peer.answer(timeout=30)
+        assert reply["id"] == msg_id and type(reply["id"]) is type(msg_id), reply
+        assert "result" in reply, reply
+    peer.send(frame({"jsonrpc": "2.0", "id": 2.5, "method": "no/such"}))
+    assert peer.answer(timeout=30) == {
+        "jsonrpc": "2.0",
+        "id": 2.5,
+        "error": {"code": -32601, "message": "method not found: no/such"},
+    }
+
+
+REQUEST = b'{"jsonrpc": "2.0", "id": 41, "method": "memory/health", "params": {}}'
+
+
+@pytest.mark.parametrize("cut", [1, 2, 12, 30, 55, len(REQUEST) - 1])
+def test_a_json_text_cut_short_is_a_parse_error(stdio, cut):
+    stdio.peer.send(frame(REQUEST[:cut]))
+    reply = stdio.peer.answer(timeout=30)
+    assert reply["id"] is None and reply["error"]["code"] == -32700, reply
+    assert health_ok(stdio.peer)
+
+
+def test_the_input_ending_inside_a_frame_is_answered_before_the_server_ends(stdio):
+    stdio.peer.send(b"Content-Length: 80\r\n\r\n" + REQUEST[:30])
+    stdio.proc.stdin.close()
+    reply = stdio.peer.answer(timeout=30)
+    assert reply["id"] is None and reply["error"]["code"] == -32700, reply
+    assert "ended inside a frame" in reply["error"]["message"]
+    assert stdio.proc.wait(timeout=30) == 0  # the client left: a clean end
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [REQUEST, b"X" * 100, b"X" * 8_000, b"X" * 100_000, b"\r\n".join([b"XXXX"] * 5000)],
+    ids=["a body without its header", "100 bytes", "8000 bytes", "100 kB", "5000 lines"],
+)
+def test_bytes_with_no_header_are_answered_once_and_skipped_to_the_next_frame(stdio, junk):
+    """A stdio server keeps the editor's session: it answers the bytes it cannot read as a
+    frame once and carries on at the next `Content-Length:` (docs/reliability.md)."""
+    peer = stdio.peer
+    peer.send(junk + frame({"jsonrpc": "2.0", "id": "next", "method": "memory/health"}))
+    reply = peer.answer(timeout=30)
+    assert reply["id"] is None and reply["error"]["code"] == -32700, reply
+    assert "skipped to the next Content-Length header" in reply["error"]["message"]
+    assert peer.answer(timeout=30)["id"] == "next"
+    assert peer.drain() == [] and stdio.alive()
+
+
+def test_a_header_block_may_name_content_type_first(stdio):
+    body = b'{"jsonrpc": "2.0", "id": 5, "method": "memory/health"}'
+    stdio.peer.send(
+        b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
+        + b"Content-Length: %d\r\n\r\n" % len(body)
+        + body
+    )
+    assert "result" in stdio.peer.answer(timeout=30)
+
+
+def test_before_the_token_a_connection_may_send_only_what_initialize_needs(daemon, root):
+    """PREAUTH_BYTES counts every byte before the token, whatever the number of frames."""
+    stranger = daemon.connect()
+    request = {"jsonrpc": "2.0", "id": 0, "method": "memory/stats", "params": {"pad": "x" * 900}}
+    answered, sent = 0, 0
+    for n in range(200):  # 200 frames of ~1 KiB: three times the limit
+        data = frame({**request, "id": n})
+        try:
+            stranger.send(data)
+        except OSError:
+            break
+        sent += len(data)
+        reply = stranger.answer(timeout=30)
+        if reply is None:
+            break
+        if reply["id"] is None:
+            assert reply["error"]["data"]["limit"] == "PREAUTH_BYTES", reply
+            assert sent > limits.PREAUTH_BYTES
+            break
+        assert reply["id"] == n and reply["error"]["code"] == -32002, reply
+        answered += 1
+    else:
+        raise AssertionError("200 frames before the token were all read")
+    assert stranger.answer(timeout=30) is None  # closed
+    assert answered * 1000 < limits.PREAUTH_BYTES < (answered + 2) * 1100
+    stranger.close()
+    peer = daemon.connect()  # a client with the token is served as ever
+    assert "result" in peer.initialize(root, TOKEN) and health_ok(peer)
+    peer.close()
 
 
 # ---------------------------------------------------------------- envelopes

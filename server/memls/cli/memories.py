@@ -22,6 +22,7 @@ from memls.cli.common import (
     app,
     citation_text,
     folder_key,
+    merged,
     parse_cite,
     review_app,
 )
@@ -55,12 +56,16 @@ def store(
         "(repeatable; no range: the whole file).",
     ),
     wait: bool = typer.Option(
-        False, "--wait", help="Wait for the contradiction check and print what it found."
+        False,
+        "--wait",
+        help="Wait for the checks after indexing (restatements, contradictions) and print "
+        "what they found.",
     ),
     as_json: bool = JsonOpt,
 ) -> None:
-    """Store a memory (a duplicate, or a restatement of a memory of the same type, returns
-    the existing id; a text holding a secret is refused unless --redact)."""
+    """Store a memory (a duplicate returns the existing id; a restatement of a memory of the
+    same type is merged into it once indexed, which --wait reports; a text holding a secret
+    is refused unless --redact)."""
     data = {
         "text": text,
         "project": folder_key(project),
@@ -78,7 +83,11 @@ def store(
         r = engine.store(params)
         if wait:
             engine.flush()
-            found = engine.conflicts(protocol.ConflictsParams(project=r.project, id=r.id)).conflicts
+            r = merged(engine, r)
+            if r.created:
+                found = engine.conflicts(
+                    protocol.ConflictsParams(project=r.project, id=r.id)
+                ).conflicts
     if r.duplicate == "near":
         human = (
             f"near duplicate: {r.id} already states this in {r.project!r} (seen again "

@@ -22,16 +22,14 @@ import queue
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from concurrent.futures import Executor
+from typing import Any, Protocol
 
 import msgspec
 
 from memls import limits, protocol
 from memls.errors import MemlsError
 from memls.scope import project_key
-
-if TYPE_CHECKING:
-    from memls.daemon.owner import OwnerServer
 
 log = logging.getLogger("memls.daemon")
 
@@ -59,10 +57,22 @@ def _failure(kind: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"kind": kind, "message": message, "field": None, **extra}
 
 
+class Host(Protocol):
+    """What a connection needs of the server that accepted it (`owner.OwnerServer`): this
+    module never imports the owner, the owner imports it."""
+
+    @property
+    def _pool(self) -> Executor | None: ...
+
+    def dispatch(self, method: str, params: Any, conn: OwnerConnection | None = None) -> Any: ...
+
+    def _forget(self, conn: OwnerConnection) -> None: ...
+
+
 class OwnerConnection:
     """One client: a reader thread (requests in) and a writer thread (replies out)."""
 
-    def __init__(self, server: OwnerServer, sock: socket.socket, number: int) -> None:
+    def __init__(self, server: Host, sock: socket.socket, number: int) -> None:
         self.server = server
         self.sock = sock
         self.name = f"client-{number}"
@@ -182,9 +192,7 @@ class OwnerConnection:
             return
         request_id = message.get("id") if isinstance(message, dict) else None
         method = message.get("method") if isinstance(message, dict) else None
-        readable = isinstance(request_id, (int, str)) and not isinstance(request_id, bool)
-        if isinstance(request_id, str) and limits.has_surrogate(request_id):
-            readable = False
+        readable = limits.readable_id(request_id)  # any number or string, answered as sent
         if not isinstance(method, str) or (request_id is not None and not readable):
             expected = 'expected {"id": n, "method": name, "params": {...}}'
             reply_id = request_id if readable else None

@@ -110,7 +110,10 @@ def compose(
         auto_supersede=settings.auto_supersede,
         supersede=writes.supersede,
     )
-    indexer.after_index = conflicts.after_index  # the write-time contradiction check
+
+    # the write-time checks of a batch just embedded: restatements merged, then the
+    # contradiction check of the rest
+    indexer.after_index = functools.partial(writes.after_index, then=conflicts.after_index)
     notes = Notes(
         units,
         clock,

@@ -41,7 +41,9 @@ class Transfers:
 
     def ingest(self, params: protocol.IngestParams) -> protocol.IngestResult:
         """Store many memories, all or none (one transaction), then wait until the vector
-        index holds them; progress as memory/progress ("writing", then "indexing")."""
+        index holds them; progress as memory/progress ("writing", then "indexing"). A
+        restatement of a memory (of the project, or of an earlier item) counts as a duplicate
+        and its id is that memory's, as for an exact duplicate."""
         project = project_key(params.project)
         items = []
         for number, item in enumerate(params.items, start=1):
@@ -77,6 +79,11 @@ class Transfers:
             if self.vectors
             else True
         )
+        # restatements were merged after indexing (Writes.merge_restated): answered, as an
+        # exact duplicate is, with the memory they restate
+        merged = self.storage.search.merged_into(project, ids)
+        ids = [merged.get(i, i) for i in ids]
+        duplicates += len(merged)
         work.end(f"stored {len(items) - duplicates} memories ({duplicates} duplicates)")
         return protocol.IngestResult(
             project=project,

@@ -1,8 +1,11 @@
-"""Writing memories: store (tombstones, dedup), supersede, forget; and the two steps of a
-store that note syncing shares (`clear_tombstone`, `insert`)."""
+"""Writing memories: store (tombstones, dedup), supersede, forget, the merge of restatements
+after indexing; and the two steps of a store that note syncing shares (`clear_tombstone`,
+`insert`)."""
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from memls import protocol, secrets, textnorm, timeutil
@@ -25,9 +28,10 @@ from memls.store.unit import Tx
 class Writes:
     """store, supersede, forget: each one unit of work, then the indexer kicked and the
     fronts told. A store's text is checked for secrets (refused, or redacted when asked or
-    when `redact` is the setting: [privacy] secrets = "redact"), and a restatement of a
-    memory of the same type is answered with that memory (`near`, None: exact duplicates
-    only)."""
+    when `redact` is the setting: [privacy] secrets = "redact") and exact duplicates before it
+    is acknowledged. Restatements are found after it (`merge_restated`, on the indexer's
+    thread, for a whole batch at once): the new memory is merged into the one it restates
+    (`near`, None: exact duplicates only)."""
 
     def __init__(
         self,
@@ -81,11 +85,6 @@ class Writes:
                     "(review restore) to use it again",
                     field="text",
                 )
-            near = False
-            if existing is None and not params.force and self.near is not None:
-                found = self.near.find(project, text, params.type, now)
-                existing = tx.memories.existing(found) if found is not None else None
-                near = existing is not None
             if existing is not None:
                 tx.memories.seen_again(existing["id"], now)
                 memory = fetch_memory(tx, existing["id"])
@@ -93,7 +92,7 @@ class Writes:
                     id=memory.id,
                     project=project,
                     created=False,
-                    duplicate="near" if near else True,
+                    duplicate=True,
                     memory=memory,
                     tombstone_cleared=cleared,
                 )
@@ -108,6 +107,7 @@ class Writes:
                 source_range=params.source_range,
                 derived_from=params.derived_from,
                 canonical=canonical,
+                force=params.force,
             )
             if cited:
                 tx.citations.add(memory_id, cited, now)
@@ -122,6 +122,52 @@ class Writes:
             memory=memory,
             tombstone_cleared=cleared,
         )
+
+    def after_index(
+        self,
+        project: str,
+        rows: list[sqlite3.Row],
+        vectors: Any,
+        *,
+        then: Callable[[str, list[sqlite3.Row], Any], None],
+    ) -> None:
+        """The indexer's callback for a batch: restatements merged, `then` (the contradiction
+        check) for the rest."""
+        rows, vectors = self.merge_restated(project, rows, vectors)
+        if rows:
+            then(project, rows, vectors)
+
+    def merge_restated(
+        self, project: str, rows: list[sqlite3.Row], vectors: Any
+    ) -> tuple[list[sqlite3.Row], Any]:
+        """The near-duplicate check of a batch the indexer has just embedded (before the
+        contradiction check, which gets what is left): each new memory that restates an
+        earlier one of its type (`NearDuplicates.restated`) is merged into it in one unit of
+        work: the earlier one counts it (`seenAgain`, `lastSeenAt`), the new row goes (no
+        tombstone: storing the text again is answered by the earlier one), audited `merge`
+        with `into`; then `memory/changed` (op `merge`, ids: the new, then the earlier).
+        Returns the rows (and vectors) not merged."""
+        if self.near is None or vectors is None:
+            return rows, vectors
+        found = self.near.restated(project, rows, vectors, self.clock())
+        if not found:
+            return rows, vectors
+        now = self.clock()
+        merged: dict[str, str] = {}
+        with self.units.write(project) as tx:
+            for new_id, old_id in found.items():
+                new, old = tx.memories.fetch(new_id), tx.memories.fetch(old_id)
+                if new is None or old is None or {new["status"], old["status"]} != {"active"}:
+                    continue  # forgotten or superseded meanwhile: nothing to merge
+                tx.memories.seen_again(old_id, now)
+                tx.memories.delete(new_id)
+                tx.outbox.enqueue(new_id, "delete", now)
+                tx.audit("merge", new_id, now, into=old_id)
+                merged[new_id] = old_id
+        for new_id, old_id in merged.items():
+            self.announcer.changed(project, "merge", [new_id, old_id])
+        kept = [k for k, r in enumerate(rows) if r["id"] not in merged]
+        return [rows[k] for k in kept], vectors[kept]
 
     def supersede(self, params: protocol.SupersedeParams) -> protocol.SupersedeResult:
         project = project_key(params.project)
@@ -200,8 +246,10 @@ def insert(
     source_uri: str | None = None,
     source_range: str | None = None,
     derived_from: str | None = None,
+    force: bool = False,
 ) -> str:
-    """One new row + its outbox row + audit, inside the caller's transaction."""
+    """One new row + its outbox row + audit, inside the caller's transaction (`force`:
+    audited, so that the near-duplicate check after indexing keeps it apart)."""
     memory_id = tx.memories.insert(
         content=text,
         type_=type_,
@@ -217,5 +265,8 @@ def insert(
     if derived_from:
         tx.edges.add(memory_id, derived_from, "derived_from", now)
     tx.outbox.enqueue(memory_id, "index", now)
-    tx.audit("store", memory_id, now, type=type_, canonicalHash=canonical)
+    detail: dict[str, Any] = {"type": type_, "canonicalHash": canonical}
+    if force:
+        detail["force"] = True
+    tx.audit("store", memory_id, now, **detail)
     return memory_id

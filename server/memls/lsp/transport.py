@@ -6,8 +6,14 @@ and answers nothing it cannot parse; its `exit` handler calls `sys.exit`. This m
 replaces the reader loop for stdio and for each TCP connection:
 
 - Headers: at most `limits.MAX_HEADER_BYTES`; `Content-Length` required, digits only.
-- A frame over `max_frame_bytes` (or `PREAUTH_FRAME_BYTES` for a TCP client that has not
-  initialized with the token), or a header block over `MAX_HEADER_BYTES`, is answered
+  Bytes that are not a header block (a body without its header, garbage, a block over
+  MAX_HEADER_BYTES) are answered once (-32700, id null) and skipped to the next
+  `Content-Length:`, so an editor's session survives its own slip (docs/reliability.md).
+- A TCP client that has not initialized with the token may send `PREAUTH_BYTES` (64 KiB)
+  in all, headers included, whatever the number of frames: what an `initialize` needs.
+  Past that it is answered (id null, naming the limit) and closed.
+- A frame over `max_frame_bytes` (or over what is left of `PREAUTH_BYTES`), or, before the
+  token, a header block over `MAX_HEADER_BYTES`, is answered
   (id null, naming the limit) and the connection is closed without reading it: the stream
   cannot be trusted after a frame that was not read (a claim of 10^11 bytes would otherwise
   be waited for). On stdio the server says so on stderr and exits with status 1 (the LSP
@@ -16,22 +22,22 @@ replaces the reader loop for stdio and for each TCP connection:
   `MAX_NESTING`: `-32700`, id null. Text that is JSON but not valid Unicode (a lone
   surrogate escape) keeps its envelope: a request is answered with its id, `-32602` naming
   the field in params (`-32600` elsewhere). A batch (array), a non-object, `jsonrpc` other
-  than "2.0", a `method` that is not a string, an `id` that is not an integer or a string:
-  `-32600`.
+  than "2.0", a `method` that is not a string, an `id` that is not a number or a string:
+  `-32600`. Every number is an id (JSON-RPC: `1.5`, `100000000000`), answered as sent.
 - A TCP client that has not initialized with the token gets `-32002` for every request but
   `initialize`, and its notifications (`exit` included) are dropped.
 - Unknown request methods (also LSP methods memls does not implement): `-32601`. A second
   `initialize`, and any request after `shutdown`: `-32600`. Params that do not fit the
   method's LSP type: `-32602` naming the field.
-- `-32603` is kept for memls' own faults: logged with its traceback, sent without one
-  (`GuardedProtocol._send_response`).
-- `exit` on a TCP connection ends that connection, never the daemon (`GuardedProtocol`).
+- `-32603` is kept for memls' own faults: logged with its traceback, sent without one, and
+  `exit` on a TCP connection ends that connection, never the daemon (`wire.GuardedProtocol`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -39,7 +45,6 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import lsp_method
 
 from memls import limits
 from memls.lsp.sources import FileSource, StreamSource
@@ -52,37 +57,10 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 NOT_INITIALIZED = -32002
-INTERNAL_MESSAGE = "internal error in memls (details are in the server's log)"
-
-
-class GuardedProtocol(LanguageServerProtocol):
-    """LanguageServerProtocol that never sends a traceback and whose `exit` ends only a TCP
-    connection (the server's `connection_only`), never the daemon."""
-
-    def _send_response(self, msg_id, result=None, error=None):
-        if error is not None and error.code == INTERNAL_ERROR:
-            log.error(
-                "internal error answering request %r: %s %s",
-                msg_id,
-                error.message,
-                "".join((error.data or {}).get("traceback", []))
-                if isinstance(error.data, dict)
-                else error.data or "",
-            )
-            error = types.ResponseError(code=INTERNAL_ERROR, message=INTERNAL_MESSAGE)
-        return super()._send_response(msg_id, result, error)
-
-    @lsp_method(types.EXIT)
-    def lsp_exit(self, *args):
-        if getattr(self._server, "connection_only", False):
-            # one TCP client leaving: close its connection; the daemon and the others go on
-            if (user_handler := self.fm.features.get(types.EXIT)) is not None:
-                yield user_handler, args, None
-            close = getattr(self._server, "close_connection", None)
-            if close is not None:
-                close()
-            return None
-        return (yield from super().lsp_exit(*args))
+SKIPPED = "; skipped to the next Content-Length header"
+HEADER_NAME = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 7230 token
+CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+CONTENT_LENGTH_SPAN = 32  # the longest match: kept across two reads while skipping
 
 
 # ---------------------------------------------------------------- the loop
@@ -110,6 +88,8 @@ class Connection:
         self.initialized = False  # an `initialize` was handed on
         self.initialized_once = False  # the `initialized` notification was handed on
         self.refused: str | None = None  # why the connection was closed on a frame
+        self.received = 0  # bytes read from the client (PREAUTH_BYTES before the token)
+        self.pushback: bytes | None = None  # the start of a header line found while skipping
 
     # -------------------------------------------------------- answers
 
@@ -131,24 +111,37 @@ class Connection:
                 return
             if length is None:
                 continue
-            gated = self.close_unauthenticated and not self.authenticated()
-            limit, name = (
-                (limits.PREAUTH_FRAME_BYTES, "PREAUTH_FRAME_BYTES")
-                if gated
-                else (limits.current().max_frame_bytes, "max_frame_bytes")
-            )
+            if self.gated():
+                limit, name = limits.PREAUTH_BYTES - self.received, "PREAUTH_BYTES"
+            else:
+                limit, name = limits.current().max_frame_bytes, "max_frame_bytes"
             if length > limit:
-                exc = limits.frame_too_large(length, limit, name)
-                self.refuse(INVALID_REQUEST, exc.message, {"limit": name, "max": limit})
+                if name == "PREAUTH_BYTES":
+                    message = limits.preauth_exceeded(self.received + length)
+                else:
+                    message = limits.frame_too_large(length, limit, name).message
+                self.refuse(INVALID_REQUEST, message, {"limit": name, "max": limit})
                 await self.source.linger()
                 return
             body = await self.source.read(length)
-            if len(body) < length:
+            self.received += len(body)
+            if len(body) < length:  # the input ended inside the frame
+                if body.strip():
+                    self.error(
+                        None,
+                        PARSE_ERROR,
+                        f"the input ended inside a frame ({len(body)} of {length} bytes): "
+                        "not valid JSON",
+                    )
                 return
             try:
                 self.dispatch(body)
             except Exception:
                 log.exception("memls: could not handle a message")
+
+    def gated(self) -> bool:
+        """A TCP client that has not given the token: it may send PREAUTH_BYTES in all."""
+        return self.close_unauthenticated and not self.authenticated()
 
     def refuse(self, code: int, message: str, data: dict[str, Any]) -> None:
         """A frame over a limit: answered, not read; the connection ends (see the module)."""
@@ -156,36 +149,74 @@ class Connection:
         self.refused = message
         log.error("memls: closing the connection: %s", message)
 
+    async def next_line(self) -> bytes:
+        if self.pushback is not None:
+            line, self.pushback = self.pushback, None
+            return line
+        line = await self.source.readline(limits.MAX_HEADER_BYTES + 1)
+        self.received += len(line)
+        if self.gated() and self.received > limits.PREAUTH_BYTES:
+            self.refuse(
+                INVALID_REQUEST,
+                limits.preauth_exceeded(self.received),
+                {"limit": "PREAUTH_BYTES", "max": limits.PREAUTH_BYTES},
+            )
+            raise Closed
+        return line
+
     async def read_header(self) -> int | None:
         """The next frame's Content-Length; None when the header block was unusable (it has
-        been answered); Closed at the end of the input or after a refused header block."""
+        been answered); Closed at the end of the input or after a refused header block.
+
+        Bytes that are not a header block (a body sent without its header, garbage, a block
+        over MAX_HEADER_BYTES) are answered once with -32700 and skipped up to the next
+        `Content-Length:`; a TCP client without the token is cut off instead."""
         seen = 0
         length: int | None = None
         bad: str | None = None
         lines = 0
         while True:
-            line = await self.source.readline(limits.MAX_HEADER_BYTES + 1)
+            line = await self.next_line()
             if not line:
+                if lines:
+                    self.error(None, PARSE_ERROR, "the input ended inside a frame's headers")
                 raise Closed
             seen += len(line)
             if seen > limits.MAX_HEADER_BYTES:
-                self.refuse(
-                    PARSE_ERROR,
+                message = (
                     f"frame headers over {limits.MAX_HEADER_BYTES} bytes (MAX_HEADER_BYTES); "
-                    "they were not read",
-                    {"limit": "MAX_HEADER_BYTES", "max": limits.MAX_HEADER_BYTES},
+                    "they were not read"
                 )
-                raise Closed
+                data = {"limit": "MAX_HEADER_BYTES", "max": limits.MAX_HEADER_BYTES}
+                if self.gated():
+                    self.refuse(PARSE_ERROR, message, data)
+                    raise Closed
+                self.error(
+                    None,
+                    PARSE_ERROR,
+                    f"over {limits.MAX_HEADER_BYTES} bytes (MAX_HEADER_BYTES) with no complete "
+                    "frame header" + SKIPPED,
+                    data,
+                )
+                await self.skip_to_header()
+                return None
             text = line.strip()
             if not text:
                 if lines == 0:
                     continue  # stray blank line between frames
                 break
-            lines += 1
+            found = CONTENT_LENGTH.search(line)
+            if found is not None and line[: found.start()].strip() and not self.gated():
+                # bytes with no header of their own, then a frame: answer, resume there
+                self.error(None, PARSE_ERROR, "bytes that are not a frame" + SKIPPED)
+                await self.resume_at(line[found.start() :])
+                return None
             name, colon, value = text.partition(b":")
-            if not colon:
-                bad = "a header line without ':'"
+            if not colon or not HEADER_NAME.fullmatch(name.strip()):
+                bad = bad or "a header line that is not `Name: value`"
+                lines += 1
                 continue
+            lines += 1
             if name.strip().lower() == b"content-length":
                 value = value.strip()
                 if not value.isdigit() or len(value) > 18:
@@ -194,10 +225,33 @@ class Connection:
                     length = int(value)
         if length is None or bad is not None:
             self.error(None, PARSE_ERROR, f"bad frame: {bad or 'no Content-Length header'}")
-            if self.close_unauthenticated and not self.authenticated():
+            if self.gated():
                 raise Closed
             return None
         return length
+
+    async def skip_to_header(self) -> None:
+        """Discard input up to the next `Content-Length:` (kept as the next line to read),
+        holding at most two lines' worth in memory; Closed at the end of the input."""
+        tail = b""
+        while True:
+            line = await self.next_line()
+            if not line:
+                raise Closed
+            window = tail + line
+            found = CONTENT_LENGTH.search(window)
+            if found is not None:
+                return await self.resume_at(window[found.start() :])
+            tail = b"" if line.endswith(b"\n") else line[-CONTENT_LENGTH_SPAN:]
+
+    async def resume_at(self, start: bytes) -> None:
+        """`start` (from a `Content-Length:` on) becomes the next line, read to its end."""
+        while not start.endswith(b"\n") and len(start) <= limits.MAX_HEADER_BYTES:
+            more = await self.next_line()
+            if not more:
+                break
+            start += more
+        self.pushback = start
 
     # -------------------------------------------------------- messages
 
@@ -219,14 +273,9 @@ class Connection:
             return
         has_id = "id" in message
         msg_id = message.get("id")
-        if has_id and (isinstance(msg_id, bool) or not isinstance(msg_id, (int, str, type(None)))):
-            self.error(None, INVALID_REQUEST, "id must be an integer or a string")
-            return
-        if isinstance(msg_id, str) and limits.has_surrogate(msg_id):
-            self.error(None, INVALID_REQUEST, limits.not_unicode("id"))
-            return
-        if isinstance(msg_id, int) and not -(2**53) <= msg_id <= 2**53:
-            self.error(None, INVALID_REQUEST, "id is out of range")
+        if has_id and not (msg_id is None or limits.readable_id(msg_id)):
+            why = limits.not_unicode("id") if isinstance(msg_id, str) else limits.BAD_ID
+            self.error(None, INVALID_REQUEST, why)
             return
         if message.get("jsonrpc") != "2.0":
             self.error(msg_id, INVALID_REQUEST, 'jsonrpc must be "2.0"')

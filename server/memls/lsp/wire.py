@@ -1,9 +1,11 @@
-"""JSON-RPC as memls speaks it over pygls: memory/* params kept as the JSON the client sent
+"""JSON-RPC as memls speaks it over pygls: no traceback on the wire and `exit` ending only a TCP
+connection (`GuardedProtocol`), memory/* params kept as the JSON the client sent
 (decoded once, by msgspec, in `requests`), the token gate of a TCP connection, and our own
 notifications sent as notifications."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import attrs
@@ -12,11 +14,13 @@ from pygls.exceptions import JsonRpcServerError
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCProtocol,
+    LanguageServerProtocol,
     default_converter,
 )
+from pygls.protocol.language_server import lsp_method
 
 from memls import protocol
-from memls.lsp.transport import GuardedProtocol
+from memls.lsp.transport import INTERNAL_ERROR
 
 ERROR_CODES = {
     "not_found": -32004,
@@ -44,6 +48,40 @@ def converter() -> Any:
     made = default_converter()
     made.register_structure_hook(RawParams, lambda value, _type: value)
     return made
+
+
+log = logging.getLogger("memls.lsp.transport")
+INTERNAL_MESSAGE = "internal error in memls (details are in the server's log)"
+
+
+class GuardedProtocol(LanguageServerProtocol):
+    """LanguageServerProtocol that never sends a traceback and whose `exit` ends only a TCP
+    connection (the server's `connection_only`), never the daemon."""
+
+    def _send_response(self, msg_id, result=None, error=None):
+        if error is not None and error.code == INTERNAL_ERROR:
+            log.error(
+                "internal error answering request %r: %s %s",
+                msg_id,
+                error.message,
+                "".join((error.data or {}).get("traceback", []))
+                if isinstance(error.data, dict)
+                else error.data or "",
+            )
+            error = types.ResponseError(code=INTERNAL_ERROR, message=INTERNAL_MESSAGE)
+        return super()._send_response(msg_id, result, error)
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args):
+        if getattr(self._server, "connection_only", False):
+            # one TCP client leaving: close its connection; the daemon and the others go on
+            if (user_handler := self.fm.features.get(types.EXIT)) is not None:
+                yield user_handler, args, None
+            close = getattr(self._server, "close_connection", None)
+            if close is not None:
+                close()
+            return None
+        return (yield from super().lsp_exit(*args))
 
 
 class MemlsProtocol(GuardedProtocol):

@@ -104,6 +104,35 @@ class SearchQueries:
         rows = self.db.read(f"SELECT count(*) AS n FROM memories m WHERE {where}", args)
         return int(rows[0]["n"])
 
+    def mergeable(self, project: str, ids: list[str]) -> set[str]:
+        """The memories among `ids` the near-duplicate rule may merge into an earlier one:
+        audited `store` (memory/store, ingest) without `force`, and not a note's unit (a
+        note's units are its text as written; imports are audited `import`)."""
+        if not ids:
+            return set()
+        rows = self.db.read(
+            "SELECT a.memory_id AS id FROM json_each(:among) AS wanted "
+            "CROSS JOIN audit a ON a.project = :project AND a.memory_id = wanted.value "
+            "WHERE a.op = 'store' AND coalesce(json_extract(a.detail, '$.force'), 0) = 0 "
+            "AND NOT EXISTS (SELECT 1 FROM note_units n WHERE n.memory_id = a.memory_id)",
+            {"project": project, "among": among(ids)},
+        )
+        return {row["id"] for row in rows}
+
+    def merged_into(self, project: str, ids: list[str]) -> dict[str, str]:
+        """{id: the memory it was merged into} for the memories among `ids` the
+        near-duplicate check merged (audited `merge`)."""
+        if not ids:
+            return {}
+        rows = self.db.read(
+            "SELECT a.memory_id AS id, json_extract(a.detail, '$.into') AS into_id "
+            "FROM json_each(:among) AS wanted "
+            "CROSS JOIN audit a ON a.project = :project AND a.memory_id = wanted.value "
+            "WHERE a.op = 'merge'",
+            {"project": project, "among": among(ids)},
+        )
+        return {row["id"]: row["into_id"] for row in rows}
+
     def note_units(self, project: str, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
         """The note-unit facts of the memories among `ids` (`NoteUnits.of`)."""
         with self.db.transaction(write=False) as conn:
