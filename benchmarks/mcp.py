@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import shlex
 import statistics
@@ -172,12 +173,15 @@ async def mcp_phase(
         env={**os.environ},
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(
-            read,
-            write,
-            list_roots_callback=roots,
-            client_info=types.Implementation(name="bench", version="1"),
-        ) as s:
+        async with (
+            ClientSession(
+                read,
+                write,
+                list_roots_callback=roots,
+                client_info=types.Implementation(name="bench", version="1"),
+            ) as s,
+            _daemon_stopped(data),
+        ):  # the relay starts the daemon; the next phase owns
             await s.initialize()
             await s.list_tools()
 
@@ -230,6 +234,27 @@ async def mcp_phase(
                 ),
                 "ping": await measure(lambda _: s.send_ping(), list(range(n + WARMUP))),
             }
+
+
+@contextlib.asynccontextmanager
+async def _daemon_stopped(data: Path):
+    """Stop the daemon `memls mcp` started, once the phase is over (it outlives the relay)."""
+    import select
+    import signal
+
+    try:
+        yield
+    finally:
+        lock = data / "owner.lock"
+        text = lock.read_text().strip() if lock.exists() else ""
+        if text.isdigit() and int(text) != os.getpid():
+            try:
+                fd = os.pidfd_open(int(text))
+                os.kill(int(text), signal.SIGTERM)
+                select.select([fd], [], [], 120)
+                os.close(fd)
+            except ProcessLookupError:
+                pass
 
 
 async def lsp_phase(

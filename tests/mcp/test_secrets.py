@@ -28,11 +28,6 @@ async def test_remember_refuses_a_secret_and_redacts_when_asked(tmp_path, worksp
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a restatement is merged after indexing now (audited `merge`, memory/changed op "
-    "merge); remember, which waits for that check, does not read the merge back yet",
-)
 async def test_remember_a_restatement_returns_the_existing_memory(tmp_path, workspace):
     data = tmp_path / "data"  # the full engine: the near-duplicate rule needs the models
     async with mcp_session(data, [workspace]) as s:

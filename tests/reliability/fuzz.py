@@ -263,8 +263,6 @@ def request_id(draw, target: Target) -> Any:
         st.integers(0, 2**31),
         st.text(alphabet="abcdef0123456789", min_size=1, max_size=12),
     ]
-    if target.framing == "mcp":
-        return draw(st.one_of(*plain))
     wide = [
         st.sampled_from([1.5, 100000000000, -1, 0.0, 2**53 + 1, 10**30, 1e300]),
         st.integers(min_value=-(2**70), max_value=2**70),
@@ -333,8 +331,6 @@ def bad_envelope(draw, target: Target) -> dict:
             st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
             st.just("id-\ud800"),  # an id that is not valid Unicode: unreadable
         ]
-        if target.framing == "mcp":
-            unreadable.append(st.floats(allow_nan=False))
         message["id"] = draw(st.one_of(*unreadable))
     elif which == "method":
         message["method"] = draw(
@@ -477,8 +473,6 @@ def classify(message: dict, framing: str) -> tuple[str, Any]:
     """What the server must answer: (kind, the id it answers with)."""
     msg_id = message.get("id")
     readable = "id" in message and readable_id(msg_id)
-    if framing == "mcp" and isinstance(msg_id, float):
-        readable = False
     method_ok = isinstance(message.get("method"), str)
     if readable:
         return "request", msg_id

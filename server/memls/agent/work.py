@@ -108,6 +108,23 @@ def recall(engine: Any, params: protocol.QueryParams) -> RecallResult:
     )
 
 
+def merged(engine: Any, r: protocol.StoreResult) -> protocol.StoreResult:
+    """`r` again as the memory it was merged into, when the check after indexing found it a
+    restatement of an earlier one (audited `merge`)."""
+    entries = engine.audit(protocol.AuditParams(project=r.project, id=r.id, limit=1)).entries
+    if not entries or entries[0].op != "merge" or not entries[0].detail:
+        return r
+    into = entries[0].detail["into"]
+    return protocol.StoreResult(
+        id=into,
+        project=r.project,
+        created=False,
+        duplicate="near",
+        memory=engine.get(protocol.GetParams(id=into, project=r.project)),
+        tombstone_cleared=r.tombstone_cleared,
+    )
+
+
 def remember(engine: Any, params: RememberParams) -> RememberResult:
     """Store; with `check`, wait for the statement's contradiction check (bounded) and list
     the open contradictions it took part in."""
@@ -115,6 +132,8 @@ def remember(engine: Any, params: RememberParams) -> RememberResult:
     checked, contradicts = False, []
     if params.check:
         checked = bool(engine.flush(CHECK_SECONDS)) if stored.created else True
+        if checked and stored.created:
+            stored = merged(engine, stored)
         found = engine.conflicts(
             protocol.ConflictsParams(project=stored.project, id=stored.id, status="open")
         )

@@ -236,19 +236,9 @@ def _conflict_lines(conflicts: list[protocol.Conflict], memory_id: str) -> str:
 
 def merged(engine, r: protocol.StoreResult) -> protocol.StoreResult:
     """`r` again as the memory it was merged into, when the check after indexing found it a
-    restatement (audited `merge`)."""
+    restatement (audited `merge`): as the agents' `remember` reads it."""
     if not r.created:
         return r
-    entries = engine.audit(protocol.AuditParams(project=r.project, id=r.id, limit=1)).entries
-    if not entries or entries[0].op != "merge" or not entries[0].detail:
-        return r
-    into = entries[0].detail["into"]
-    memory = engine.get(protocol.GetParams(id=into, project=r.project))
-    return protocol.StoreResult(
-        id=into,
-        project=r.project,
-        created=False,
-        duplicate="near",
-        memory=memory,
-        tombstone_cleared=r.tombstone_cleared,
-    )
+    from memls.agent.work import merged as read_back
+
+    return read_back(engine, r)

@@ -2,7 +2,7 @@
 frame: a line over `max_frame_bytes` is answered -32600 unread and ends the server (exit 1,
 said on stderr: the client starts it again); text that is not JSON (or nested deeper than
 MAX_NESTING) -32700 with id null; a batch or a non-object -32600; an id that is neither an
-integer nor a string -32600 (with the id when it is a number, null otherwise); a bad envelope
+number nor a string -32600 with id null (every number is an id, answered as sent); a bad envelope
 -32600 with the id; a string that is not valid Unicode (a lone surrogate) -32602 naming its
 field; an unknown method -32601; params of the wrong shape -32602 naming the field. A
 notification that fails a check is dropped. The standard library only."""
@@ -92,12 +92,13 @@ def check(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     if not isinstance(message, dict):
         return None, error(None, INVALID_REQUEST, "a message must be a JSON object")
     msg_id = message.get("id")
-    readable = isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool)
+    # JSON-RPC's ids are strings and numbers (MCP's RequestId too): 1.5 and 10**30 are
+    # answered with the id as sent
+    readable = isinstance(msg_id, (int, float, str)) and not isinstance(msg_id, bool)
     if readable and isinstance(msg_id, str) and _not_unicode(msg_id) is not None:
         return None, error(None, INVALID_REQUEST, "id must be valid Unicode")
     if "id" in message and not readable and msg_id is not None:
-        echo = msg_id if isinstance(msg_id, (int, float)) and not isinstance(msg_id, bool) else None
-        return None, error(echo, INVALID_REQUEST, "id must be an integer or a string")
+        return None, error(None, INVALID_REQUEST, "id must be a number or a string")
     reply_id = msg_id if readable else None
     if message.get("jsonrpc") != "2.0":
         return None, error(reply_id, INVALID_REQUEST, 'jsonrpc must be "2.0"')
