@@ -179,31 +179,31 @@ class Heard:
             return self._arrived.wait_for(lambda: check(self.payloads), timeout)
 
 
-def stop_daemon(data_dir, timeout: float = 60.0) -> bool:
-    """Stop the process that owns `data_dir` (the daemon `memls mcp` or a hook started, which
-    outlives them): SIGTERM, then wait for its exit (a pidfd, not a poll). False if none ran."""
+def stop_daemon(data_dir, timeout: float = 60.0) -> int | None:
+    """Stop the owner of `data_dir` that a session started (the daemon `memls mcp` or a hook
+    starts, which outlives them; its pid is in the lock file): SIGTERM, then wait for its exit
+    on a pidfd, not a poll. Returns the pid stopped, or None."""
     import os
     import select
-    import signal
 
-    from memls.ownership import LOCK_NAME, OwnerLock
+    from memls.ownership import OwnerLock
 
-    lock = Path(data_dir) / LOCK_NAME
-    if not lock.exists():
-        return False
-    pid = OwnerLock(Path(data_dir)).holder()
+    data_dir = Path(data_dir)
+    pid = OwnerLock(data_dir).holder() if data_dir.exists() else None
     if pid is None or pid == os.getpid():
-        return False
+        return None
     try:
         fd = os.pidfd_open(pid)
     except ProcessLookupError:
-        return False
+        return None
     try:
         os.kill(pid, signal.SIGTERM)
         ready, _, _ = select.select([fd], [], [], timeout)
-        assert ready, f"the daemon {pid} did not stop within {timeout} s"
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"the daemon {pid} did not exit {timeout} s after SIGTERM")
     except ProcessLookupError:
-        pass
+        return None
     finally:
         os.close(fd)
-    return True
+    return pid

@@ -5,13 +5,11 @@ headless session, and stopping the daemon that a session leaves running."""
 from __future__ import annotations
 
 import os
-import select
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from memls.ownership import OwnerLock
+from daemon_helpers import stop_daemon  # noqa: F401 - the tests take it from here
 
 # The README's quickstart notes, word for word.
 AGENTS_LINE = "Deploys go through Jenkins."
@@ -56,27 +54,6 @@ def agent_env(home: Path, data_dir: Path | None, **extra: str) -> dict[str, str]
 def default_data_dir(home: Path) -> Path:
     """memls's data directory for a user whose HOME is `home` and who set nothing else."""
     return home / ".local" / "share" / "memls"
-
-
-def stop_daemon(data_dir: Path, timeout: float = 60.0) -> int | None:
-    """Stop the owner of `data_dir` that a session started (its pid is in the lock file):
-    SIGTERM, then wait for its exit on a pidfd. Returns the pid stopped, or None."""
-    pid = OwnerLock(data_dir).holder() if data_dir.exists() else None
-    if pid is None or pid == os.getpid():
-        return None
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return None
-    try:
-        os.kill(pid, signal.SIGTERM)
-        ready, _, _ = select.select([fd], [], [], timeout)
-        if not ready:
-            os.kill(pid, signal.SIGKILL)
-            raise AssertionError(f"the daemon {pid} did not exit {timeout} s after SIGTERM")
-    finally:
-        os.close(fd)
-    return pid
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 120.0):

@@ -17,6 +17,7 @@ from typing import Any
 
 import watchfiles
 
+from memls.daemon.folders import follow
 from memls.errors import MemlsError
 
 log = logging.getLogger("memls.daemon.citewatch")
@@ -71,32 +72,16 @@ class CitationWatcher:
             self.catch_up()
         finally:
             self.caught_up.set()
-        while not self._stop.is_set():
-            self._restart.clear()
-            self.watching.clear()
-            folders = self._folders()
-            if not folders:
-                self._restart.wait()
-                continue
-            try:
-                for changes in watchfiles.watch(
-                    *folders,
-                    recursive=False,
-                    debounce=DEBOUNCE_MS,
-                    step=20,
-                    stop_event=self._restart,
-                    rust_timeout=500,
-                    yield_on_timeout=True,
-                    raise_interrupt=False,
-                    ignore_permission_denied=True,
-                ):
-                    if changes:
-                        self._changed(changes)
-                    elif not self._restart.is_set():
-                        self.watching.set()  # the watch is in place (it timed out once)
-            except Exception:  # a folder vanished mid-watch: read the set again
-                log.exception("watching cited files failed; watching again")
-                self._stop.wait(1.0)
+        follow(
+            self._folders,
+            self._changed,
+            stop=self._stop,
+            restart=self._restart,
+            watching=self.watching,
+            debounce_ms=DEBOUNCE_MS,
+            step_ms=20,
+            what="cited files",
+        )
 
     def catch_up(self) -> None:
         """Check every project's citations once (what changed while no owner ran)."""

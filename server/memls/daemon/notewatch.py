@@ -30,6 +30,7 @@ import watchfiles
 from pygls import uris
 
 from memls import protocol
+from memls.daemon.folders import follow
 from memls.errors import InvalidInput, MemlsError
 from memls.notes import default_type, matches, note_kind
 from memls.notes.files import Unreadable, discover, read_disk, watch_folders
@@ -264,34 +265,21 @@ class NoteWatcher:
     # ------------------------------------------------------------ the watch
 
     def _watch(self) -> None:
-        while not self._stop.is_set():
-            self._restart.clear()
-            self.watching.clear()
+        def folders() -> list[str]:
             with self._lock:
-                folders = sorted({str(f) for s in self._projects.values() for f in s.folders})
-            if not folders:
-                self._restart.wait()
-                continue
-            try:
-                for changes in watchfiles.watch(
-                    *folders,
-                    recursive=False,
-                    debounce=DEBOUNCE_MS,
-                    step=50,
-                    stop_event=self._restart,
-                    rust_timeout=500,
-                    yield_on_timeout=True,
-                    raise_interrupt=False,
-                    ignore_permission_denied=True,
-                ):
-                    if changes:
-                        self._changed(changes)
-                    elif not self._restart.is_set() and not self.watching.is_set():
-                        self.watching.set()  # the watch is in place (it timed out once)
-                        self._after_gap()
-            except Exception:  # a folder vanished mid-watch: read the set again
-                log.exception("watching notes failed; watching again")
-                self._stop.wait(1.0)
+                return sorted({str(f) for s in self._projects.values() for f in s.folders})
+
+        follow(
+            folders,
+            self._changed,
+            stop=self._stop,
+            restart=self._restart,
+            watching=self.watching,
+            debounce_ms=DEBOUNCE_MS,
+            step_ms=50,
+            what="notes",
+            settled=self._after_gap,
+        )
 
     def _after_gap(self) -> None:
         """What changed while the watch was being set up again (new folders) is not heard:
