@@ -1,8 +1,8 @@
 """Finding the memory a new one restates: the best BM25 matches of the same project and type
 (read from SQLite, so memories not indexed yet are among them), those that share enough
 content words (`rule.lexically_close`), then their cosines to the new text and the pure rule
-(`rule.is_restatement`). A model is asked only when a candidate is that close: most stores
-make no embedding and no cross-encoder pair.
+(`rule.is_restatement`, with the pair model's reading when it runs). A model is asked only
+when a candidate is that close: most stores make no embedding and no cross-encoder pair.
 
 Without vectors (settings: [index] vectors = false), or while the embedder or cross-encoder
 is unavailable, nothing is merged: only exact duplicates are (a different memory must never
@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from memls.dedup.rule import NEAR_COSINE, differing_names, is_restatement, lexically_close
+from memls.conflicts.reader import PairReader
+from memls.dedup.rule import (
+    MEANING_COSINE,
+    NEAR_COSINE,
+    differing_names,
+    is_restatement,
+    lexically_close,
+)
 from memls.index.chroma import VectorIndex
 from memls.models import ModelRuntime, ModelUnavailable
 from memls.scope import Visibility
@@ -53,11 +60,14 @@ class NearDuplicates:
                 cosine.update(
                     self._cosines(vector, [rows[i]["content"] for i in unindexed], unindexed)
                 )
-            for score, memory_id in sorted(
-                ((s, i) for i, s in cosine.items() if s >= NEAR_COSINE), reverse=True
-            ):
+            floor = min(NEAR_COSINE, MEANING_COSINE)
+            near = sorted(((s, i) for i, s in cosine.items() if s >= floor), reverse=True)
+            read = PairReader(self.models.pair)([(text, rows[i]["content"]) for _, i in near])
+            for k, (score, memory_id) in enumerate(near):
                 existing = rows[memory_id]["content"]
-                if is_restatement(existing, text, cosine=score, cross=self._cross(existing, text)):
+                cross = self._cross(existing, text) if score >= NEAR_COSINE else 0.0
+                meaning = read[k] if read else None
+                if is_restatement(existing, text, cosine=score, cross=cross, meaning=meaning):
                     return memory_id
         except ModelUnavailable:
             return None

@@ -1,0 +1,58 @@
+"""What the pair model read in a pair, as the scorer takes it: an input like the similarity,
+computed by the caller (`detector.py` asks the model, after the store is acknowledged, only for
+pairs that pass the similarity gate). Pure: no model here, only the numbers and what they mean.
+
+A `Meaning` holds the probabilities of contradiction, entailment and neutral, read in both
+orders (the model reads a premise, then a hypothesis) and averaged: a contradiction is one
+whichever side is read first. `restates` asks more: each side entails the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The model alone calls a pair a contradiction (a `meaning` signal) at or above this mean
+#: contradiction probability; chosen on the development sets (docs/conflicts.md).
+MEANING_ALONE = 0.9
+#: The model says the two sides are not about the same thing (or agree): at or above this mean
+#: neutral-or-entailment probability, change words and changed numbers do not count.
+MEANING_APART = 0.8
+#: Each side entails the other at least this much: a restatement.
+RESTATES = 0.8
+
+
+@dataclass(frozen=True)
+class Meaning:
+    contradiction: float
+    entailment: float
+    neutral: float
+    #: min over the two orders of the entailment probability
+    mutual_entailment: float = 0.0
+
+    @classmethod
+    def of(
+        cls, forward: tuple[float, float, float], backward: tuple[float, float, float]
+    ) -> Meaning:
+        """From the model's (contradiction, entailment, neutral) for (new, existing) and for
+        (existing, new)."""
+        c, e, n = ((f + b) / 2 for f, b in zip(forward, backward))
+        return cls(
+            contradiction=round(c, 4),
+            entailment=round(e, 4),
+            neutral=round(n, 4),
+            mutual_entailment=round(min(forward[1], backward[1]), 4),
+        )
+
+    @property
+    def contradicts(self) -> bool:
+        return self.contradiction >= MEANING_ALONE
+
+    @property
+    def apart(self) -> bool:
+        """The model is sure this is no contradiction: both sides agree, or say unrelated
+        things (two subjects that share their words: "Module 3 ..." / "Module 4 ...")."""
+        return self.entailment + self.neutral >= MEANING_APART
+
+    @property
+    def restates(self) -> bool:
+        return self.mutual_entailment >= RESTATES
