@@ -27,26 +27,66 @@ C, E, N = "contradiction", "entailment", "neutral"
 
 # (subject phrase, category of tools); phrasing templates take {s} subject, {t} tool.
 SUBJECTS = [
-    ("the backend services", "lang"), ("the command-line tool", "lang"), ("the data pipeline", "lang"),
-    ("the CI pipeline", "ci"), ("our builds", "ci"), ("the nightly jobs", "ci"),
-    ("the Python tests", "pytest"), ("the unit tests", "pytest"), ("the integration suite", "pytest"),
-    ("the frontend tests", "jstest"), ("the browser tests", "jstest"), ("the component tests", "jstest"),
-    ("the main database", "db"), ("the billing service", "db"), ("the analytics store", "db"),
-    ("the job queue", "queue"), ("background work", "queue"), ("the event bus", "queue"),
-    ("the response cache", "cache"), ("session storage", "cache"), ("rate limiting", "cache"),
-    ("error tracking", "errors"), ("crash reports", "errors"), ("exception reporting", "errors"),
-    ("Python dependencies", "pydeps"), ("the lock file", "pydeps"), ("virtual environments", "pydeps"),
-    ("JavaScript packages", "jsdeps"), ("the web app's dependencies", "jsdeps"), ("the monorepo", "jsdeps"),
-    ("code formatting", "fmt"), ("the style checks", "fmt"), ("import sorting", "fmt"),
-    ("type checking", "types"), ("static analysis", "types"), ("the type checks", "types"),
-    ("the docs site", "docs"), ("the API reference", "docs"), ("the user guide", "docs"),
-    ("infrastructure", "iac"), ("the cloud resources", "iac"), ("the network setup", "iac"),
-    ("container images", "registry"), ("release artifacts", "registry"), ("the base images", "registry"),
-    ("logs", "logs"), ("service metrics", "logs"), ("request traces", "logs"),
-    ("the web framework", "web"), ("the HTTP API", "web"), ("the admin backend", "web"),
-    ("secrets", "secrets"), ("API keys", "secrets"), ("the signing keys", "secrets"),
-    ("feature flags", "flags"), ("gradual rollouts", "flags"), ("the experiments", "flags"),
-    ("deployments", "deploy"), ("the staging cluster", "deploy"), ("the production services", "deploy"),
+    ("the backend services", "lang"),
+    ("the command-line tool", "lang"),
+    ("the data pipeline", "lang"),
+    ("the CI pipeline", "ci"),
+    ("our builds", "ci"),
+    ("the nightly jobs", "ci"),
+    ("the Python tests", "pytest"),
+    ("the unit tests", "pytest"),
+    ("the integration suite", "pytest"),
+    ("the frontend tests", "jstest"),
+    ("the browser tests", "jstest"),
+    ("the component tests", "jstest"),
+    ("the main database", "db"),
+    ("the billing service", "db"),
+    ("the analytics store", "db"),
+    ("the job queue", "queue"),
+    ("background work", "queue"),
+    ("the event bus", "queue"),
+    ("the response cache", "cache"),
+    ("session storage", "cache"),
+    ("rate limiting", "cache"),
+    ("error tracking", "errors"),
+    ("crash reports", "errors"),
+    ("exception reporting", "errors"),
+    ("Python dependencies", "pydeps"),
+    ("the lock file", "pydeps"),
+    ("virtual environments", "pydeps"),
+    ("JavaScript packages", "jsdeps"),
+    ("the web app's dependencies", "jsdeps"),
+    ("the monorepo", "jsdeps"),
+    ("code formatting", "fmt"),
+    ("the style checks", "fmt"),
+    ("import sorting", "fmt"),
+    ("type checking", "types"),
+    ("static analysis", "types"),
+    ("the type checks", "types"),
+    ("the docs site", "docs"),
+    ("the API reference", "docs"),
+    ("the user guide", "docs"),
+    ("infrastructure", "iac"),
+    ("the cloud resources", "iac"),
+    ("the network setup", "iac"),
+    ("container images", "registry"),
+    ("release artifacts", "registry"),
+    ("the base images", "registry"),
+    ("logs", "logs"),
+    ("service metrics", "logs"),
+    ("request traces", "logs"),
+    ("the web framework", "web"),
+    ("the HTTP API", "web"),
+    ("the admin backend", "web"),
+    ("secrets", "secrets"),
+    ("API keys", "secrets"),
+    ("the signing keys", "secrets"),
+    ("feature flags", "flags"),
+    ("gradual rollouts", "flags"),
+    ("the experiments", "flags"),
+    ("deployments", "deploy"),
+    ("the staging cluster", "deploy"),
+    ("the production services", "deploy"),
 ]
 TOOLS = {
     "lang": ["Go", "Rust", "Python", "Kotlin", "TypeScript", "Java", "Elixir"],
@@ -71,60 +111,127 @@ TOOLS = {
     "deploy": ["Kubernetes", "Nomad", "ECS", "Heroku", "Fly.io", "bare EC2 instances"],
 }
 USE = [
-    "{S} uses {t}.", "We use {t} for {s}.", "{S} runs on {t}.", "For {s} we rely on {t}.",
-    "{t} is what {s} is built on.", "{S} is handled by {t}.", "Our team uses {t} for {s}.",
-    "{S}: {t}.", "We standardised on {t} for {s}.", "{S} should use {t}.",
+    "{S} uses {t}.",
+    "We use {t} for {s}.",
+    "{S} runs on {t}.",
+    "For {s} we rely on {t}.",
+    "{t} is what {s} is built on.",
+    "{S} is handled by {t}.",
+    "Our team uses {t} for {s}.",
+    "{S}: {t}.",
+    "We standardised on {t} for {s}.",
+    "{S} should use {t}.",
 ]
 ALSO = [
-    "{S} also uses {t2} for local development.", "{S} logs its warnings to the console.",
-    "{S} is owned by the platform team.", "{S} was reviewed last month.",
-    "{S} must be documented in the README.", "We plan to measure {s} next quarter.",
-    "{S} has its own on-call rotation.", "Changes to {s} need two approvals.",
+    "{S} also uses {t2} for local development.",
+    "{S} logs its warnings to the console.",
+    "{S} is owned by the platform team.",
+    "{S} was reviewed last month.",
+    "{S} must be documented in the README.",
+    "We plan to measure {s} next quarter.",
+    "{S} has its own on-call rotation.",
+    "Changes to {s} need two approvals.",
 ]
 HISTORY_FROM = [
-    "We moved {s} from {a} to {b}.", "{S} was migrated from {a} to {b}.",
-    "{S} switched from {a} to {b} last year.", "{S} no longer uses {a}; it uses {b} now.",
+    "We moved {s} from {a} to {b}.",
+    "{S} was migrated from {a} to {b}.",
+    "{S} switched from {a} to {b} last year.",
+    "{S} no longer uses {a}; it uses {b} now.",
     "We replaced {a} with {b} for {s}.",
 ]
 
 # Values: (subject sentence template with {v}, value list, restatement template).
 VALUES = [
-    ("{v} is the Python version used in CI.", ["Python 3.9", "Python 3.10", "Python 3.11", "Python 3.12", "Python 3.13"],
-     "CI runs the tests on {v}."),
-    ("The API server listens on port {v}.", ["8000", "8080", "9090", "3000", "5000", "8443"],
-     "Port {v} is where the API server listens."),
-    ("Requests time out after {v}.", ["5 seconds", "10 seconds", "30 seconds", "2 minutes", "500 milliseconds"],
-     "The request timeout is {v}."),
-    ("We keep backups for {v}.", ["7 days", "30 days", "90 days", "one year", "two weeks"],
-     "Backups are retained for {v}."),
-    ("The service runs {v} replicas in production.", ["two", "three", "four", "six", "ten"],
-     "Production has {v} replicas of the service."),
-    ("Uploads are limited to {v}.", ["10 MB", "50 MB", "100 MB", "1 GB", "5 MB"],
-     "The maximum upload size is {v}."),
-    ("Node {v} is required to build the frontend.", ["16", "18", "20", "22"],
-     "Building the frontend needs Node {v}."),
-    ("The minimum supported Go version is {v}.", ["1.20", "1.21", "1.22", "1.23"],
-     "We support Go {v} and later."),
-    ("Pull requests need {v} approvals before merging.", ["one", "two", "three"],
-     "Merging a pull request takes {v} approvals."),
-    ("Access tokens expire after {v}.", ["15 minutes", "one hour", "24 hours", "seven days"],
-     "Tokens are valid for {v}."),
-    ("The nightly build starts at {v} UTC.", ["01:00", "02:00", "03:30", "05:00"],
-     "At {v} UTC the nightly build begins."),
-    ("Line length is capped at {v} characters.", ["79", "88", "100", "120"],
-     "The maximum line length is {v} characters."),
-    ("The release branch is cut every {v}.", ["week", "two weeks", "month", "sprint"],
-     "Every {v} we cut a release branch."),
-    ("The on-call engineer must respond within {v}.", ["5 minutes", "15 minutes", "an hour"],
-     "On-call has {v} to respond."),
-    ("Database connections are pooled with a limit of {v}.", ["10", "20", "50", "100"],
-     "The connection pool holds at most {v} connections."),
-    ("Coverage must stay above {v} percent.", ["70", "80", "90", "95"],
-     "We require at least {v} percent test coverage."),
-    ("The deploy uses the {v} region.", ["us-east-1", "eu-west-1", "eu-central-1", "ap-southeast-2"],
-     "We deploy to {v}."),
-    ("The default branch is {v}.", ["main", "master", "develop", "trunk"],
-     "{v} is our default branch."),
+    (
+        "{v} is the Python version used in CI.",
+        ["Python 3.9", "Python 3.10", "Python 3.11", "Python 3.12", "Python 3.13"],
+        "CI runs the tests on {v}.",
+    ),
+    (
+        "The API server listens on port {v}.",
+        ["8000", "8080", "9090", "3000", "5000", "8443"],
+        "Port {v} is where the API server listens.",
+    ),
+    (
+        "Requests time out after {v}.",
+        ["5 seconds", "10 seconds", "30 seconds", "2 minutes", "500 milliseconds"],
+        "The request timeout is {v}.",
+    ),
+    (
+        "We keep backups for {v}.",
+        ["7 days", "30 days", "90 days", "one year", "two weeks"],
+        "Backups are retained for {v}.",
+    ),
+    (
+        "The service runs {v} replicas in production.",
+        ["two", "three", "four", "six", "ten"],
+        "Production has {v} replicas of the service.",
+    ),
+    (
+        "Uploads are limited to {v}.",
+        ["10 MB", "50 MB", "100 MB", "1 GB", "5 MB"],
+        "The maximum upload size is {v}.",
+    ),
+    (
+        "Node {v} is required to build the frontend.",
+        ["16", "18", "20", "22"],
+        "Building the frontend needs Node {v}.",
+    ),
+    (
+        "The minimum supported Go version is {v}.",
+        ["1.20", "1.21", "1.22", "1.23"],
+        "We support Go {v} and later.",
+    ),
+    (
+        "Pull requests need {v} approvals before merging.",
+        ["one", "two", "three"],
+        "Merging a pull request takes {v} approvals.",
+    ),
+    (
+        "Access tokens expire after {v}.",
+        ["15 minutes", "one hour", "24 hours", "seven days"],
+        "Tokens are valid for {v}.",
+    ),
+    (
+        "The nightly build starts at {v} UTC.",
+        ["01:00", "02:00", "03:30", "05:00"],
+        "At {v} UTC the nightly build begins.",
+    ),
+    (
+        "Line length is capped at {v} characters.",
+        ["79", "88", "100", "120"],
+        "The maximum line length is {v} characters.",
+    ),
+    (
+        "The release branch is cut every {v}.",
+        ["week", "two weeks", "month", "sprint"],
+        "Every {v} we cut a release branch.",
+    ),
+    (
+        "The on-call engineer must respond within {v}.",
+        ["5 minutes", "15 minutes", "an hour"],
+        "On-call has {v} to respond.",
+    ),
+    (
+        "Database connections are pooled with a limit of {v}.",
+        ["10", "20", "50", "100"],
+        "The connection pool holds at most {v} connections.",
+    ),
+    (
+        "Coverage must stay above {v} percent.",
+        ["70", "80", "90", "95"],
+        "We require at least {v} percent test coverage.",
+    ),
+    (
+        "The deploy uses the {v} region.",
+        ["us-east-1", "eu-west-1", "eu-central-1", "ap-southeast-2"],
+        "We deploy to {v}.",
+    ),
+    (
+        "The default branch is {v}.",
+        ["main", "master", "develop", "trunk"],
+        "{v} is our default branch.",
+    ),
 ]
 
 # Identifiers: a number or name that names the thing; the rest is the same claim.
@@ -160,54 +267,126 @@ IDENT_CHANGE = [  # same identifier, changed claim: contradiction
 
 # Rules: (do, don't, restated do) for an instruction; scoped exceptions use (scope, alt).
 RULES = [
-    ("Run `make check` before every commit.", "Never run `make check` before committing; CI does it.",
-     "Before committing, always run `make check`."),
-    ("Use tabs for indentation in the Go code.", "Do not use tabs in the Go code.",
-     "The Go code is indented with tabs."),
-    ("Write commit messages in the imperative mood.", "Don't write commit messages in the imperative mood.",
-     "Commit messages use the imperative mood."),
-    ("Squash commits when merging a pull request.", "Never squash commits when merging.",
-     "Pull requests are merged with their commits squashed."),
-    ("Add a changelog entry for every user-facing change.", "Do not add changelog entries by hand.",
-     "Every user-facing change gets a changelog entry."),
-    ("Mock the network in unit tests.", "Unit tests must never mock the network.",
-     "Unit tests run with the network mocked."),
-    ("Keep functions under 50 lines.", "There is no limit on function length.",
-     "Functions should stay below 50 lines."),
-    ("Use f-strings for string formatting.", "Avoid f-strings; use str.format instead.",
-     "Strings are formatted with f-strings."),
-    ("Pin every dependency to an exact version.", "Do not pin dependencies to exact versions.",
-     "All dependencies are pinned to exact versions."),
-    ("Run the complete end-to-end suite before a release.", "Never run the whole end-to-end suite before a release.",
-     "Before a release, the full end-to-end suite is run."),
-    ("Use relative imports inside the package.", "Never use relative imports.",
-     "Inside the package, imports are relative."),
-    ("Write docstrings for every public function.", "Public functions don't need docstrings.",
-     "Every public function has a docstring."),
-    ("Store timestamps in UTC.", "Store timestamps in local time, not UTC.",
-     "All timestamps are stored in UTC."),
-    ("Rebase feature branches on main before merging.", "Don't rebase feature branches; merge main into them.",
-     "Feature branches are rebased on main before they merge."),
-    ("Name test files with a `_test` suffix.", "Test files must not end in `_test`.",
-     "Test files carry the `_test` suffix."),
-    ("Use snake_case for database column names.", "Database columns are named in camelCase, not snake_case.",
-     "Column names in the database are snake_case."),
-    ("Tag releases with a leading `v`.", "Release tags have no leading `v`.",
-     "Release tags start with `v`."),
-    ("Run migrations automatically on deploy.", "Migrations are never run automatically on deploy.",
-     "Deploys run the migrations automatically."),
-    ("Enable strict mode in the TypeScript config.", "Keep TypeScript strict mode off.",
-     "The TypeScript config has strict mode enabled."),
-    ("Log in JSON format.", "Do not log in JSON; use plain text lines.",
-     "Logs are written as JSON."),
-    ("Generate the client from the OpenAPI spec.", "Write the client by hand; don't generate it.",
-     "The client is generated from the OpenAPI spec."),
-    ("Use the `--frozen` flag when syncing dependencies.", "Never pass `--frozen` when syncing dependencies.",
-     "Dependency syncs use `--frozen`."),
-    ("Keep secrets out of the repository.", "Commit the development secrets to the repository.",
-     "No secret is stored in the repository."),
-    ("Review every pull request within a day.", "Pull requests can wait a week for review.",
-     "Pull requests are reviewed within one day."),
+    (
+        "Run `make check` before every commit.",
+        "Never run `make check` before committing; CI does it.",
+        "Before committing, always run `make check`.",
+    ),
+    (
+        "Use tabs for indentation in the Go code.",
+        "Do not use tabs in the Go code.",
+        "The Go code is indented with tabs.",
+    ),
+    (
+        "Write commit messages in the imperative mood.",
+        "Don't write commit messages in the imperative mood.",
+        "Commit messages use the imperative mood.",
+    ),
+    (
+        "Squash commits when merging a pull request.",
+        "Never squash commits when merging.",
+        "Pull requests are merged with their commits squashed.",
+    ),
+    (
+        "Add a changelog entry for every user-facing change.",
+        "Do not add changelog entries by hand.",
+        "Every user-facing change gets a changelog entry.",
+    ),
+    (
+        "Mock the network in unit tests.",
+        "Unit tests must never mock the network.",
+        "Unit tests run with the network mocked.",
+    ),
+    (
+        "Keep functions under 50 lines.",
+        "There is no limit on function length.",
+        "Functions should stay below 50 lines.",
+    ),
+    (
+        "Use f-strings for string formatting.",
+        "Avoid f-strings; use str.format instead.",
+        "Strings are formatted with f-strings.",
+    ),
+    (
+        "Pin every dependency to an exact version.",
+        "Do not pin dependencies to exact versions.",
+        "All dependencies are pinned to exact versions.",
+    ),
+    (
+        "Run the complete end-to-end suite before a release.",
+        "Never run the whole end-to-end suite before a release.",
+        "Before a release, the full end-to-end suite is run.",
+    ),
+    (
+        "Use relative imports inside the package.",
+        "Never use relative imports.",
+        "Inside the package, imports are relative.",
+    ),
+    (
+        "Write docstrings for every public function.",
+        "Public functions don't need docstrings.",
+        "Every public function has a docstring.",
+    ),
+    (
+        "Store timestamps in UTC.",
+        "Store timestamps in local time, not UTC.",
+        "All timestamps are stored in UTC.",
+    ),
+    (
+        "Rebase feature branches on main before merging.",
+        "Don't rebase feature branches; merge main into them.",
+        "Feature branches are rebased on main before they merge.",
+    ),
+    (
+        "Name test files with a `_test` suffix.",
+        "Test files must not end in `_test`.",
+        "Test files carry the `_test` suffix.",
+    ),
+    (
+        "Use snake_case for database column names.",
+        "Database columns are named in camelCase, not snake_case.",
+        "Column names in the database are snake_case.",
+    ),
+    (
+        "Tag releases with a leading `v`.",
+        "Release tags have no leading `v`.",
+        "Release tags start with `v`.",
+    ),
+    (
+        "Run migrations automatically on deploy.",
+        "Migrations are never run automatically on deploy.",
+        "Deploys run the migrations automatically.",
+    ),
+    (
+        "Enable strict mode in the TypeScript config.",
+        "Keep TypeScript strict mode off.",
+        "The TypeScript config has strict mode enabled.",
+    ),
+    (
+        "Log in JSON format.",
+        "Do not log in JSON; use plain text lines.",
+        "Logs are written as JSON.",
+    ),
+    (
+        "Generate the client from the OpenAPI spec.",
+        "Write the client by hand; don't generate it.",
+        "The client is generated from the OpenAPI spec.",
+    ),
+    (
+        "Use the `--frozen` flag when syncing dependencies.",
+        "Never pass `--frozen` when syncing dependencies.",
+        "Dependency syncs use `--frozen`.",
+    ),
+    (
+        "Keep secrets out of the repository.",
+        "Commit the development secrets to the repository.",
+        "No secret is stored in the repository.",
+    ),
+    (
+        "Review every pull request within a day.",
+        "Pull requests can wait a week for review.",
+        "Pull requests are reviewed within one day.",
+    ),
 ]
 # (command, alternative, scope) for scoped exceptions.
 COMMANDS = [
@@ -249,18 +428,35 @@ def choice_pairs(rng: random.Random) -> list[dict[str, str]]:
         for _ in range(6):
             a, b = pick(rng, tools, 2)
             t1, t2, t3 = pick(rng, USE, 3)
-            out.append(dict(p=use(t1, s, a), h=use(t2, s, b), label=C, family="choice", group=group))
-            out.append(dict(p=use(t1, s, a), h=use(t3, s, a), label=E, family="choice", group=group))
+            out.append(
+                dict(p=use(t1, s, a), h=use(t2, s, b), label=C, family="choice", group=group)
+            )
+            out.append(
+                dict(p=use(t1, s, a), h=use(t3, s, a), label=E, family="choice", group=group)
+            )
             other_s = rng.choice([x for x, c in SUBJECTS if c != cat])
             other_t = rng.choice(TOOLS[dict(SUBJECTS)[other_s]])
-            out.append(dict(p=use(t1, s, a), h=use(t2, other_s, other_t), label=N, family="choice", group=group))
+            out.append(
+                dict(
+                    p=use(t1, s, a),
+                    h=use(t2, other_s, other_t),
+                    label=N,
+                    family="choice",
+                    group=group,
+                )
+            )
             also = rng.choice(ALSO).format(S=cap(s), s=s, t2=b)
             out.append(dict(p=use(t1, s, a), h=also, label=N, family="choice", group=group))
             h = rng.choice(HISTORY_FROM).format(S=cap(s), s=s, a=a, b=b)
             out.append(dict(p=use(t1, s, a), h=h, label=C, family="history", group=group))
             out.append(dict(p=h, h=use(t2, s, b), label=E, family="history", group=group))
-            neg = rng.choice([f"{cap(s)} does not use {a}.", f"We don't use {a} for {s}.",
-                              f"{cap(s)} never runs on {a}."])
+            neg = rng.choice(
+                [
+                    f"{cap(s)} does not use {a}.",
+                    f"We don't use {a} for {s}.",
+                    f"{cap(s)} never runs on {a}.",
+                ]
+            )
             out.append(dict(p=use(t1, s, a), h=neg, label=C, family="negation", group=group))
             out.append(dict(p=neg, h=use(t3, s, b), label=N, family="negation", group=group))
     return out
@@ -272,10 +468,24 @@ def value_pairs(rng: random.Random) -> list[dict[str, str]]:
         group = f"value:{i}"
         for _ in range(12):
             a, b = pick(rng, vals, 2)
-            out.append(dict(p=tpl.format(v=a), h=tpl.format(v=b), label=C, family="value", group=group))
-            out.append(dict(p=tpl.format(v=a), h=cap(rest.format(v=b)), label=C, family="value", group=group))
-            out.append(dict(p=tpl.format(v=a), h=cap(rest.format(v=a)), label=E, family="value", group=group))
-            out.append(dict(p=cap(rest.format(v=a)), h=tpl.format(v=a), label=E, family="value", group=group))
+            out.append(
+                dict(p=tpl.format(v=a), h=tpl.format(v=b), label=C, family="value", group=group)
+            )
+            out.append(
+                dict(
+                    p=tpl.format(v=a), h=cap(rest.format(v=b)), label=C, family="value", group=group
+                )
+            )
+            out.append(
+                dict(
+                    p=tpl.format(v=a), h=cap(rest.format(v=a)), label=E, family="value", group=group
+                )
+            )
+            out.append(
+                dict(
+                    p=cap(rest.format(v=a)), h=tpl.format(v=a), label=E, family="value", group=group
+                )
+            )
     return out
 
 
@@ -289,17 +499,55 @@ def ident_pairs(rng: random.Random) -> list[dict[str, str]]:
             a, b = tpl.format(n=n), tpl.format(n=m)
             out.append(dict(p=a, h=b, label=N, family="ident", group=group))
             out.append(dict(p=b, h=a, label=N, family="ident", group=group))
-            out.append(dict(p=a, h=a.replace(".", " now.") if rng.random() < 0.5 else a, label=E,
-                            family="ident", group=group))
+            out.append(
+                dict(
+                    p=a,
+                    h=a.replace(".", " now.") if rng.random() < 0.5 else a,
+                    label=E,
+                    family="ident",
+                    group=group,
+                )
+            )
             words = a.split(" ")
             neg = " ".join(words[:2]) + " no longer " + " ".join(words[2:])
-            if words[2] in {"is", "was", "has", "runs", "holds", "handles", "uses", "covers", "serves",
-                            "receives", "stores", "talks", "shows", "keeps", "blocks", "tracks"}:
-                out.append(dict(p=a, h=neg.replace(" no longer is", " is no longer")
-                                .replace(" no longer was", " was no longer"), label=C,
-                                family="ident", group=group))
-            out.append(dict(p=a, h=" ".join(words[:2]) + " " + other_pred, label=N, family="ident",
-                            group=group))
+            if words[2] in {
+                "is",
+                "was",
+                "has",
+                "runs",
+                "holds",
+                "handles",
+                "uses",
+                "covers",
+                "serves",
+                "receives",
+                "stores",
+                "talks",
+                "shows",
+                "keeps",
+                "blocks",
+                "tracks",
+            }:
+                out.append(
+                    dict(
+                        p=a,
+                        h=neg.replace(" no longer is", " is no longer").replace(
+                            " no longer was", " was no longer"
+                        ),
+                        label=C,
+                        family="ident",
+                        group=group,
+                    )
+                )
+            out.append(
+                dict(
+                    p=a,
+                    h=" ".join(words[:2]) + " " + other_pred,
+                    label=N,
+                    family="ident",
+                    group=group,
+                )
+            )
     return out
 
 
@@ -319,18 +567,40 @@ def rule_pairs(rng: random.Random) -> list[dict[str, str]]:
         out.append(dict(p=dont, h=other[2], label=N, family="rule", group=group))
     for i, (cmd, alt, scope) in enumerate(COMMANDS):
         group = f"scope:{i}"
-        always = rng.choice(["Always run {c}.", "Run {c} before pushing.", "Use {c} to run the checks."])
+        always = rng.choice(
+            ["Always run {c}.", "Run {c} before pushing.", "Use {c} to run the checks."]
+        )
         base = always.format(c=cmd)
-        excs = [f"{scope}, run {alt} instead of {cmd}.", f"{scope}, use {alt} rather than {cmd}.",
-                f"{scope}, {alt} replaces {cmd}."]
+        excs = [
+            f"{scope}, run {alt} instead of {cmd}.",
+            f"{scope}, use {alt} rather than {cmd}.",
+            f"{scope}, {alt} replaces {cmd}.",
+        ]
         for exc in excs:
             out.append(dict(p=base, h=exc, label=N, family="scope", group=group))
             out.append(dict(p=exc, h=base, label=N, family="scope", group=group))
         out.append(dict(p=base, h=f"Never run {cmd}.", label=C, family="scope", group=group))
-        out.append(dict(p=base, h=f"Don't use {cmd}; run {alt} everywhere.", label=C, family="scope", group=group))
-        out.append(dict(p=base, h=f"{cmd} is the command to run.", label=E, family="scope", group=group))
-        out.append(dict(p=f"{scope}, run {alt}.", h=f"{scope}, {alt} is the command to use.", label=E,
-                        family="scope", group=group))
+        out.append(
+            dict(
+                p=base,
+                h=f"Don't use {cmd}; run {alt} everywhere.",
+                label=C,
+                family="scope",
+                group=group,
+            )
+        )
+        out.append(
+            dict(p=base, h=f"{cmd} is the command to run.", label=E, family="scope", group=group)
+        )
+        out.append(
+            dict(
+                p=f"{scope}, run {alt}.",
+                h=f"{scope}, {alt} is the command to use.",
+                label=E,
+                family="scope",
+                group=group,
+            )
+        )
     return out
 
 

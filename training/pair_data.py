@@ -42,7 +42,8 @@ def git_show(mirror: Path, repo: str, commit: str, path: str) -> bytes:
         gitdir = gitdir / ".git"
     return subprocess.run(
         ["git", "--git-dir", str(gitdir), "show", f"{commit}:{path}"],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     ).stdout
 
 
@@ -61,8 +62,10 @@ def words(text: str) -> frozenset[str]:
 def eval_sentences() -> list[str]:
     """Every sentence of the evaluation sets in this checkout."""
     out: list[str] = []
-    for f in [ROOT / "tests/data/conflict_pairs.jsonl",
-              *sorted((ROOT / "benchmarks/data/conflict_pairs").glob("*.jsonl"))]:
+    for f in [
+        ROOT / "tests/data/conflict_pairs.jsonl",
+        *sorted((ROOT / "benchmarks/data/conflict_pairs").glob("*.jsonl")),
+    ]:
         for line in f.read_text().splitlines():
             if line.strip():
                 d = json.loads(line)
@@ -115,7 +118,11 @@ def snli(mirror: Path, src: dict) -> list[dict]:
         for p, h, y in zip(s1, s2, lab):
             y = y.strip()
             if y in LABELS:
-                out.append(dict(p=p.strip(), h=h.strip(), label=y, family="snli", group=f"snli:{p.strip()}"))
+                out.append(
+                    dict(
+                        p=p.strip(), h=h.strip(), label=y, family="snli", group=f"snli:{p.strip()}"
+                    )
+                )
     return out
 
 
@@ -131,7 +138,9 @@ def main() -> int:
         if src["kind"] == "snli":
             rows = snli(args.mirror, src)
         else:
-            rows = [json.loads(x) for x in (ROOT / src["path"]).read_text().splitlines() if x.strip()]
+            rows = [
+                json.loads(x) for x in (ROOT / src["path"]).read_text().splitlines() if x.strip()
+            ]
         parts = tuple(src["split"])
         kept = dropped = 0
         for r in rows:
@@ -142,7 +151,10 @@ def main() -> int:
             r["split"] = split_of(r["group"], parts)
             pairs.append(r)
             kept += 1
-        print(f"{src['name']}: {len(rows)} pairs, {dropped} dropped as close to an evaluation sentence")
+        print(
+            f"{src['name']}: {len(rows)} pairs, {dropped} dropped as close to an evaluation "
+            "sentence"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(7)
     for split in ("train", "dev", "test"):

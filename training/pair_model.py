@@ -17,8 +17,9 @@ Its own environment, outside memls's runtime dependencies (`requirements.txt` he
 `train` fine-tunes on DATA/train.jsonl (generated pairs repeated --repeat times), picks the
 checkpoint with the best dev accuracy (DATA/dev.jsonl, SNLI + generated), and stops after
 --epochs or at --minutes, whichever comes first (the learning rate warms up and decays
-linearly over that same span, so a slow, shared host gets a shorter but complete schedule). `test` reports accuracy on
-DATA/test.jsonl per source, for the exported int8 model, once, after the choice.
+linearly over that same span, so a slow, shared host gets a shorter but complete schedule).
+`test` reports accuracy on DATA/test.jsonl per source, for the exported int8 model, once,
+after the choice.
 """
 
 from __future__ import annotations
@@ -52,8 +53,14 @@ def batches(rows: list[dict], size: int):
 
 
 def encode(tok, rows: list[dict], max_len: int):
-    return tok([r["p"] for r in rows], [r["h"] for r in rows], padding=True, truncation=True,
-               max_length=max_len, return_tensors="pt")
+    return tok(
+        [r["p"] for r in rows],
+        [r["h"] for r in rows],
+        padding=True,
+        truncation=True,
+        max_length=max_len,
+        return_tensors="pt",
+    )
 
 
 def evaluate(model, tok, rows: list[dict], max_len: int) -> dict[str, float]:
@@ -75,33 +82,45 @@ def evaluate(model, tok, rows: list[dict], max_len: int) -> dict[str, float]:
 
 def train(args: argparse.Namespace) -> int:
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        get_linear_schedule_with_warmup,
+    )
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = random.Random(args.seed)
     tok = AutoTokenizer.from_pretrained(base_dir())
     model = AutoModelForSequenceClassification.from_pretrained(
-        base_dir(), num_labels=3, id2label=dict(enumerate(LABELS)),
-        label2id={v: i for i, v in enumerate(LABELS)})
+        base_dir(),
+        num_labels=3,
+        id2label=dict(enumerate(LABELS)),
+        label2id={v: i for i, v in enumerate(LABELS)},
+    )
     # the word embeddings stay as trained: a third of the cost of a step on 2 cores, and the
     # vocabulary of our notes is not in the training pairs anyway
     model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
     rows = load(args.data / "train.jsonl")
-    rows = [r for r in rows if r["source"] != "generated"] + \
-        [r for r in rows if r["source"] == "generated"] * args.repeat
+    rows = [r for r in rows if r["source"] != "generated"] + [
+        r for r in rows if r["source"] == "generated"
+    ] * args.repeat
     dev = load(args.data / "dev.jsonl")
     steps_per_epoch = math.ceil(len(rows) / args.batch)
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr,
-                            weight_decay=0.01)
+    opt = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01
+    )
     t0 = time.monotonic()
     budget = args.minutes * 60
     total = args.epochs * steps_per_epoch
     step = 0
     best = -1.0
     model.train()
-    print(f"# {len(rows)} training rows/epoch, {steps_per_epoch} steps/epoch, dev {len(dev)}, "
-          f"at most {total} steps or {args.minutes} min", flush=True)
+    print(
+        f"# {len(rows)} training rows/epoch, {steps_per_epoch} steps/epoch, dev {len(dev)}, "
+        f"at most {total} steps or {args.minutes} min",
+        flush=True,
+    )
 
     def rate() -> float:
         # warm-up then linear decay, over whichever ends first: the steps or the time (this
@@ -135,8 +154,11 @@ def train(args: argparse.Namespace) -> int:
             opt.zero_grad()
             step += 1
             if step % 25 == 0:
-                print(f"step {step}/{total} epoch {epoch} loss {loss.item():.4f} lr {rate():.2e} "
-                      f"{time.monotonic() - t0:.0f}s", flush=True)
+                print(
+                    f"step {step}/{total} epoch {epoch} loss {loss.item():.4f} lr {rate():.2e} "
+                    f"{time.monotonic() - t0:.0f}s",
+                    flush=True,
+                )
             over = step >= total or time.monotonic() - t0 >= budget
             if step % args.eval_every == 0 or over:
                 check()
@@ -144,7 +166,10 @@ def train(args: argparse.Namespace) -> int:
                 break
         if over:
             break
-    print(f"# done: {step} steps in {(time.monotonic() - t0) / 60:.1f} min, best dev {best:.4f}", flush=True)
+    print(
+        f"# done: {step} steps in {(time.monotonic() - t0) / 60:.1f} min, best dev {best:.4f}",
+        flush=True,
+    )
     return 0
 
 
@@ -158,17 +183,29 @@ def export(args: argparse.Namespace) -> int:
     enc = tok(["Python 3.11 is used in CI."], ["Python 3.12 is used in CI."], return_tensors="pt")
     fp32 = args.work / "pair-fp32.onnx"
     args.work.mkdir(parents=True, exist_ok=True)
-    axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
-            "token_type_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}}
-    torch.onnx.export(model, (enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]), str(fp32),
-                      input_names=["input_ids", "attention_mask", "token_type_ids"],
-                      output_names=["logits"], dynamic_axes=axes, opset_version=17, dynamo=False)
+    axes = {
+        "input_ids": {0: "batch", 1: "seq"},
+        "attention_mask": {0: "batch", 1: "seq"},
+        "token_type_ids": {0: "batch", 1: "seq"},
+        "logits": {0: "batch"},
+    }
+    torch.onnx.export(
+        model,
+        (enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]),
+        str(fp32),
+        input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"],
+        dynamic_axes=axes,
+        opset_version=17,
+        dynamo=False,
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     quantize_dynamic(str(fp32), str(args.out / "model.onnx"), weight_type=QuantType.QInt8)
     shutil.copy(Path(args.ckpt) / "tokenizer.json", args.out / "tokenizer.json")
     dev = json.loads((Path(args.ckpt) / "dev.json").read_text())
-    (args.out / "labels.json").write_text(json.dumps({"labels": list(LABELS), "max_length": 128,
-                                                      "dev": dev}, indent=1) + "\n")
+    (args.out / "labels.json").write_text(
+        json.dumps({"labels": list(LABELS), "max_length": 128, "dev": dev}, indent=1) + "\n"
+    )
     print("exported", (args.out / "model.onnx").stat().st_size, "bytes")
     return 0
 
@@ -187,9 +224,11 @@ def test(args: argparse.Namespace) -> int:
     tot: Counter[str] = Counter()
     for b in batches(rows, 64):
         enc = tok.encode_batch([(r["p"], r["h"]) for r in b])
-        feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
-                "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64)}
+        feed = {
+            "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64),
+        }
         pred = sess.run(["logits"], feed)[0].argmax(-1)
         for r, y in zip(b, pred):
             for k in ("all", r["source"], f"{r['source']}/{r['family']}"):
