@@ -85,7 +85,6 @@ def train(args: argparse.Namespace) -> int:
     from transformers import (
         AutoModelForSequenceClassification,
         AutoTokenizer,
-        get_linear_schedule_with_warmup,
     )
 
     torch.manual_seed(args.seed)
