@@ -14,11 +14,16 @@ from dataclasses import dataclass
 #: The model alone calls a pair a contradiction (a `meaning` signal) at or above this mean
 #: contradiction probability; chosen on the development sets (docs/conflicts.md).
 MEANING_ALONE = 0.9
-#: The model says the two sides are not about the same thing (or agree): at or above this mean
-#: neutral-or-entailment probability, change words and changed numbers do not count.
+#: The model says the two sides are about two things: at or above this mean neutral
+#: probability, change words and changed numbers do not count. (Entailment is no such sign:
+#: "Python 3.12 is used in CI" / "Python 3.11 ..." reads as one subject restated, and the
+#: changed number on that one subject is the contradiction.)
 MEANING_APART = 0.8
-#: Each side entails the other at least this much: a restatement.
+#: Each side entails the other at least this much: a restatement (the near-duplicate rule).
 RESTATES = 0.8
+#: Each side entails the other at least this much: the scorer's word signals do not count
+#: (the two say the same in other words); 1.01 is off.
+MEANING_AGREE = 1.01
 
 
 @dataclass(frozen=True)
@@ -49,9 +54,14 @@ class Meaning:
 
     @property
     def apart(self) -> bool:
-        """The model is sure this is no contradiction: both sides agree, or say unrelated
-        things (two subjects that share their words: "Module 3 ..." / "Module 4 ...")."""
-        return self.entailment + self.neutral >= MEANING_APART
+        """The model reads two things, not one: two subjects that share their words ("Module
+        3 ..." / "Module 4 ...", a scoped exception beside a rule)."""
+        return self.neutral >= MEANING_APART
+
+    @property
+    def agrees(self) -> bool:
+        """The model reads each side as entailing the other: one claim in other words."""
+        return self.mutual_entailment >= MEANING_AGREE
 
     @property
     def restates(self) -> bool:

@@ -18,7 +18,8 @@ How a verdict is reached
 3. Signal weights combine as a noisy-or into a strength in [0, 1].
 4. With the pair model's reading (`meaning.py`, computed by the caller for pairs past the
    gate): when the model is sure the two sides agree or are about two things, the signals
-   that read words, not meaning (MEANING_VETOES: change words, changed numbers) do not count;
+   that read words, not meaning (MEANING_VETOES: change words, changed numbers) do not count
+   (none counts when it reads each side as entailing the other);
    when it is sure they contradict, a `meaning` signal fires on its own.
 5. The similarity gate (`similarity.py`) scales that strength. Similarity is ABSOLUTE, never
    normalised across candidates: below the minimum of its kind nothing fires; from the minimum
@@ -162,6 +163,8 @@ def score_pair(
 def _read(signals: list[Signal], related: bool, meaning: Meaning) -> tuple[list[Signal], bool]:
     """The signals with the pair model's reading: the word-reading ones dropped when it is
     sure there is no contradiction, its own added when it is sure there is one."""
+    if meaning.agrees:
+        return [], False  # one claim in other words: what the words read is no change
     if meaning.apart:
         kept = [s for s in signals if s.kind not in MEANING_VETOES]
         return kept, related and len(kept) == len(signals)
