@@ -123,3 +123,22 @@ def test_the_engine_checks_with_the_model_after_the_store(vengine):
         "Python 3.11 is used in CI.",
         "Python 3.12 is used in CI.",
     }
+
+
+def test_a_missing_pair_model_degrades_loudly_and_the_signals_still_decide(tmp_path, clock):
+    from memls.engine import Engine
+    from memls.models import ModelRuntime
+
+    with (
+        ModelRuntime(pair_dir=tmp_path / "no-pair-model") as models,
+        Engine.open(tmp_path / "data", front="test", clock=clock, models=models) as engine,
+    ):
+        store(engine, "We use yarn for package management")
+        store(engine, "We switched from yarn to pnpm for package management")
+        (found,) = open_conflicts(engine)
+        assert [s.kind for s in found.signals] == ["temporal_override"]
+        health = engine.health()
+        assert not health.ok and any("pair missing" in d for d in health.degraded)
+        assert health.models["pair"]["state"] == "missing"
+        report = engine.doctor(p.DoctorParams(project="alpha"))
+        assert any("pair missing" in line for line in report.problems)
