@@ -30,7 +30,7 @@ def test_it_loads_lazily_and_reads_each_kind_of_pair(pair):
     assert pair.status().state in ("not_loaded", "loaded")
     probs = pair.classify(
         [
-            ("Python 3.11 is used in CI.", "Python 3.12 is used in CI."),
+            ("The service needs Java 17.", "The service needs Java 21."),
             (
                 "We use pytest for all Python tests.",
                 "All of our Python tests are written with pytest.",
@@ -43,7 +43,7 @@ def test_it_loads_lazily_and_reads_each_kind_of_pair(pair):
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-4)
     assert np.argmax(probs[0]) == C, probs[0]
     assert np.argmax(probs[1]) == E, probs[1]
-    assert probs[2][C] < 0.5, probs[2]  # two modules, not one value changed
+    assert np.argmax(probs[2]) == N, probs[2]  # two modules, not one value changed
 
 
 def test_a_batch_reads_as_its_pairs_one_by_one(pair):
