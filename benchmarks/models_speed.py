@@ -1,7 +1,10 @@
-"""How fast are the packaged models here? Load time, embed throughput, cross-encoder latency.
+"""How fast are the packaged models here? Load time, embed throughput, cross-encoder latency;
+with `--only pair`, the pair model's: load, the peak RSS it adds, ms a pair read in both orders
+(as the detector asks it), file size.
 
     python benchmarks/models_speed.py [--threads 2] [--texts 500] [--repeat 7] [--rerank-batch 8] \
         > benchmarks/results/models-speed.txt
+    python benchmarks/models_speed.py --only pair > benchmarks/results/models-speed-pair.txt
 
 Texts are LoCoMo dialog turns ("speaker: text") from shared/data when present, else made up.
 Cross-encoder pairs are a LoCoMo question with turns (or two joined turns) chosen so each pair
@@ -78,6 +81,109 @@ def others_share(start: tuple[int, int] | None, own_cpu_s: float) -> str:
     return f"{others:.0%} of all cores"
 
 
+def model_rows(rt, args, turns: list[str], query: str, rss_start: float) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for s in (rt.embedder.warm(), rt.reranker.warm()):  # one after the other: own times
+        rows.append((f"{s.name} load", f"{s.load_ms or 0:.0f} ms ({s.state})"))
+    rows.append(("peak RSS after loading both", f"{rss_mb():.0f} MB (+{rss_mb() - rss_start:.0f})"))
+
+    runs = timed(lambda: rt.embedder.embed(turns), args.repeat)
+    rows.append(
+        (
+            f"embed {len(turns)} turns (batch {rt.embedder.batch_size})",
+            (
+                f"{len(turns) / min(runs) * 1000:.0f} texts/s "
+                f"(best {min(runs):.0f} ms, median {statistics.median(runs):.0f} ms)"
+            ),
+        )
+    )
+    if args.locomo.exists():  # what ingest embeds: the session date and speaker in front
+        from locomo import turns as memory_texts
+
+        samples = json.loads(args.locomo.read_text())
+        stored = [t for s in samples for _, t, _ in memory_texts(s)][: args.texts]
+        runs = timed(lambda: rt.embedder.embed(stored), args.repeat)
+        rows.append(
+            (
+                f"embed {len(stored)} memories as ingested ([date] speaker: text)",
+                f"{len(stored) / min(runs) * 1000:.0f} texts/s (best {min(runs):.0f} ms): "
+                "the ceiling of fully indexed ingest",
+            )
+        )
+        # the int8 model quantizes activations per batch: a vector depends on its batch-mates
+        alone = type(rt)(intra_op_threads=args.threads, embed_batch_size=1)
+        with alone:
+            single = alone.embedder.embed(stored[:64])
+        together = (rt.embedder.embed(stored[:64]) * single).sum(axis=1)
+        rows.append(
+            (
+                f"64 memories in batches of {rt.embedder.batch_size} against one at a time",
+                f"cosine min {together.min():.4f}, mean {together.mean():.4f}",
+            )
+        )
+    runs = timed(lambda: rt.embedder.embed_query(query), args.repeat * 10)
+    rows.append(("embed one query", f"{statistics.median(runs):.1f} ms median"))
+
+    tokenizer = rt.reranker._lazy.get().pairs
+    candidates = turns + [f"{a} {b}" for a, b in itertools.pairwise(turns)]
+    lengths = [len(e.ids) for e in tokenizer.encode_batch([(query, c) for c in candidates])]
+    chosen = [c for c, n in zip(candidates, lengths, strict=True) if 55 <= n <= 65][:50]
+    mean_tokens = statistics.mean(n for n in lengths if 55 <= n <= 65)
+    for n in (6, 20, 50):
+        pairs = chosen[:n]
+        runs = timed(lambda pairs=pairs: rt.reranker.rerank(query, pairs), args.repeat)
+        rows.append(
+            (
+                f"cross-encoder {len(pairs)} pairs (~{mean_tokens:.0f} tokens)",
+                (
+                    f"{statistics.median(runs):.0f} ms median, {min(runs):.0f} best, "
+                    f"{min(runs) / len(pairs):.1f} ms a pair (best)"
+                ),
+            )
+        )
+    rows.append(("peak RSS at the end", f"{rss_mb():.0f} MB"))
+    return rows
+
+
+PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "conflict_pairs.jsonl"
+
+
+def pair_rows(rt, repeat: int, rss_start: float) -> list[tuple[str, str]]:
+    """The pair model: each labelled pair read in both orders, one call a pair (as the
+    detector does for one candidate) and in one batch of ten candidates."""
+    rows: list[tuple[str, str]] = []
+    status = rt.pair.warm()
+    rows.append(("pair model load", f"{status.load_ms or 0:.0f} ms ({status.state})"))
+    rows.append(("peak RSS after loading it", f"{rss_mb():.0f} MB (+{rss_mb() - rss_start:.0f})"))
+    size = Path(status.path or "") / "model.onnx"
+    rows.append(("pair model file", f"{size.stat().st_size / 1e6:.1f} MB (int8 ONNX)"))
+    pairs = [
+        (d["new"], d["existing"])
+        for d in map(json.loads, PAIRS.read_text(encoding="utf-8").splitlines()[:100])
+    ]
+    each = sorted(
+        t for a, b in pairs for t in timed(lambda a=a, b=b: rt.pair.classify([(a, b), (b, a)]), 1)
+    )
+    rows.append(
+        (
+            f"one pair, both orders ({len(pairs)} pairs)",
+            f"{statistics.median(each):.1f} ms median, p90 {each[int(0.9 * len(each))]:.1f} ms",
+        )
+    )
+    ten = pairs[:10]
+    both = [*ten, *((b, a) for a, b in ten)]
+    runs = timed(lambda: rt.pair.classify(both), repeat)
+    rows.append(
+        (
+            "ten candidates, both orders, one call",
+            f"{statistics.median(runs):.0f} ms median "
+            f"({statistics.median(runs) / 10:.1f} ms a pair)",
+        )
+    )
+    rows.append(("peak RSS at the end", f"{rss_mb():.0f} MB"))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads")
@@ -85,6 +191,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per measurement")
     parser.add_argument("--rerank-batch", type=int, default=8, help="cross-encoder batch size")
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
+    parser.add_argument("--only", choices=("all", "pair"), default="all")
     args = parser.parse_args()
 
     from memls.models import ModelRuntime
@@ -96,67 +203,10 @@ def main() -> None:
     ticks_start, cpu_start = busy_ticks(), time.process_time()
 
     with ModelRuntime(intra_op_threads=args.threads, rerank_batch_size=args.rerank_batch) as rt:
-        for s in (rt.embedder.warm(), rt.reranker.warm()):  # one after the other: own times
-            rows.append((f"{s.name} load", f"{s.load_ms or 0:.0f} ms ({s.state})"))
-        rows.append(
-            ("peak RSS after loading both", f"{rss_mb():.0f} MB (+{rss_mb() - rss_start:.0f})")
-        )
-
-        runs = timed(lambda: rt.embedder.embed(turns), args.repeat)
-        rows.append(
-            (
-                f"embed {len(turns)} turns (batch {rt.embedder.batch_size})",
-                (
-                    f"{len(turns) / min(runs) * 1000:.0f} texts/s "
-                    f"(best {min(runs):.0f} ms, median {statistics.median(runs):.0f} ms)"
-                ),
-            )
-        )
-        if args.locomo.exists():  # what ingest embeds: the session date and speaker in front
-            from locomo import turns as memory_texts
-
-            samples = json.loads(args.locomo.read_text())
-            stored = [t for s in samples for _, t, _ in memory_texts(s)][: args.texts]
-            runs = timed(lambda: rt.embedder.embed(stored), args.repeat)
-            rows.append(
-                (
-                    f"embed {len(stored)} memories as ingested ([date] speaker: text)",
-                    f"{len(stored) / min(runs) * 1000:.0f} texts/s (best {min(runs):.0f} ms): "
-                    "the ceiling of fully indexed ingest",
-                )
-            )
-            # the int8 model quantizes activations per batch: a vector depends on its batch-mates
-            alone = ModelRuntime(intra_op_threads=args.threads, embed_batch_size=1)
-            with alone:
-                single = alone.embedder.embed(stored[:64])
-            together = (rt.embedder.embed(stored[:64]) * single).sum(axis=1)
-            rows.append(
-                (
-                    f"64 memories in batches of {rt.embedder.batch_size} against one at a time",
-                    f"cosine min {together.min():.4f}, mean {together.mean():.4f}",
-                )
-            )
-        runs = timed(lambda: rt.embedder.embed_query(query), args.repeat * 10)
-        rows.append(("embed one query", f"{statistics.median(runs):.1f} ms median"))
-
-        tokenizer = rt.reranker._lazy.get().pairs
-        candidates = turns + [f"{a} {b}" for a, b in itertools.pairwise(turns)]
-        lengths = [len(e.ids) for e in tokenizer.encode_batch([(query, c) for c in candidates])]
-        chosen = [c for c, n in zip(candidates, lengths, strict=True) if 55 <= n <= 65][:50]
-        mean_tokens = statistics.mean(n for n in lengths if 55 <= n <= 65)
-        for n in (6, 20, 50):
-            pairs = chosen[:n]
-            runs = timed(lambda pairs=pairs: rt.reranker.rerank(query, pairs), args.repeat)
-            rows.append(
-                (
-                    f"cross-encoder {len(pairs)} pairs (~{mean_tokens:.0f} tokens)",
-                    (
-                        f"{statistics.median(runs):.0f} ms median, {min(runs):.0f} best, "
-                        f"{min(runs) / len(pairs):.1f} ms a pair (best)"
-                    ),
-                )
-            )
-        rows.append(("peak RSS at the end", f"{rss_mb():.0f} MB"))
+        if args.only == "pair":
+            rows += pair_rows(rt, args.repeat, rss_start)
+        else:
+            rows += model_rows(rt, args, turns, query, rss_start)
     others = others_share(ticks_start, time.process_time() - cpu_start)
     rows.append(("CPU used by other processes meanwhile", others))
 
