@@ -9,7 +9,7 @@ for each depth (lexical, none, interactive, default) its query p50/p95 beside it
 R@25 on the conversation's own questions (categories 1-4), and a PNG plot of it. Each size
 runs in a fresh process; timings depend on the machine's load (printed).
 
-    python benchmarks/latency.py ../shared/data/locomo/locomo-dev.json --sizes 10000 \
+    python benchmarks/latency.py ../shared/data/locomo/locomo-dev.json --sizes 10000 [--no-pair] \
         --json benchmarks/results/latency-10k-2.json --plot benchmarks/results/latency-recall.png \
         > benchmarks/results/latency-10k-2.txt
 
@@ -83,16 +83,23 @@ def disk_bytes(directory: str) -> int:
     return sum(f.stat().st_size for f in Path(directory).rglob("*") if f.is_file())
 
 
-def worker(path: str, size: int, data_dir: str, conversation: int) -> dict:
+def worker(path: str, size: int, data_dir: str, conversation: int, pair: bool = True) -> dict:
     from memls import protocol as p
+    from memls.config import model_cache_dir
     from memls.engine import Engine
+    from memls.models import ModelRuntime
 
     sample = json.loads(Path(path).read_text())[conversation]
     project = sample["sample_id"]
     items = project_items(sample, size)
     asked = questions(sample)
     result: dict = {"size": size, "project": project, "questions": len(asked)}
-    with Engine.open(data_dir, front="bench", cache=False) as engine:
+    models = None
+    if not pair:  # --no-pair: a configured folder that holds no pair model
+        empty = Path(data_dir).parent / (Path(data_dir).name + "-no-pair-model")
+        empty.mkdir(exist_ok=True)
+        models = ModelRuntime(cache_dir=model_cache_dir(), pair_dir=empty)
+    with Engine.open(data_dir, front="bench", cache=False, models=models) as engine:
         started = time.perf_counter()
         acks = []
         owner: dict[str, str] = {}
@@ -236,11 +243,16 @@ def main() -> int:
     parser.add_argument("--json", dest="out")
     parser.add_argument("--plot", help="write the latency-recall plot here (PNG)")
     parser.add_argument("--first-queries", type=int, default=3)
+    parser.add_argument("--no-pair", action="store_true", help="without the pair model")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.path, args.worker, args.data_dir, args.conversation)))
+        print(
+            json.dumps(
+                worker(args.path, args.worker, args.data_dir, args.conversation, not args.no_pair)
+            )
+        )
         return 0
     print(f"# python {' '.join(shlex.quote(a) for a in sys.argv)}")
     print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -259,6 +271,7 @@ def main() -> int:
                     tmp,
                     "--conversation",
                     str(args.conversation),
+                    *(["--no-pair"] if args.no_pair else []),
                 ],
                 capture_output=True,
                 text=True,
