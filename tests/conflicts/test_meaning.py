@@ -28,9 +28,9 @@ def test_both_orders_are_averaged_and_restating_needs_both():
     assert (m.contradiction, m.entailment, m.neutral) == (0.2, 0.5, 0.3)
     assert m.mutual_entailment == 0.2 and not m.restates
     assert Meaning.of((0, 0.9, 0.1), (0, 0.85, 0.15)).restates
-    assert SURE_CONTRA.contradicts and SURE_APART.apart
-    assert not UNSURE.contradicts and not UNSURE.apart
-    assert 0.5 < MEANING_ALONE <= 1 and 0.5 < MEANING_APART <= 1 and 0.5 < RESTATES <= 1
+    assert SURE_APART.apart and not UNSURE.contradicts and not UNSURE.apart
+    assert MEANING_ALONE > 1 and not SURE_CONTRA.contradicts  # the model alone decides nothing
+    assert 0.5 < MEANING_APART <= 1 and 0.5 < RESTATES <= 1
 
 
 def test_a_number_that_names_the_subject_is_no_value_when_the_model_reads_two_things():
@@ -46,15 +46,18 @@ def test_change_words_count_only_when_the_model_reads_one_subject():
     assert not score_pair(*SCOPED, meaning=SURE_APART).contradiction
 
 
-def test_the_model_alone_finds_what_has_no_change_word():
+def test_the_model_alone_would_find_what_has_no_change_word(monkeypatch):
     new, old = "Big pull requests are fine here.", "Keep each pull request small."
     assert score_pair(new, old).signals == []
+    assert not score_pair(new, old, meaning=SURE_CONTRA).contradiction  # switched off
+    monkeypatch.setattr("memls.conflicts.meaning.MEANING_ALONE", 0.9)
     read = score_pair(new, old, meaning=SURE_CONTRA)
     assert read.contradiction and kinds(read) == ["meaning"]
     assert read.signals[0].triggers == ["contradiction 0.97"]
 
 
-def test_the_reading_counts_only_past_the_similarity_gate():
+def test_the_reading_counts_only_past_the_similarity_gate(monkeypatch):
+    monkeypatch.setattr("memls.conflicts.meaning.MEANING_ALONE", 0.9)
     new, old = "Big pull requests are fine here.", "Keep each pull request small."
     shut = score_pair(new, old, similarity=COSINE_SIMILARITY_MIN - 0.05, meaning=SURE_CONTRA)
     assert not shut.contradiction and shut.signals == []

@@ -6,8 +6,8 @@ its nearest), each scored against the new memory by the pure scorer — under th
 for note units: only claims on both sides, two units of one note only across a change the
 note records unless the note is an instruction file (`notes.comparable`), and a unit of a
 rejected, deprecated or superseded note is never the newer (current) side. With a pair model
-(`meaning`, a `reader.PairReader`), the pairs past the similarity gate are read by it in one
-batch and scored with its reading."""
+(`meaning`, a `reader.PairReader`), the pairs the signals call a contradiction are read by it
+in one batch and scored again with its reading."""
 
 from __future__ import annotations
 
@@ -254,11 +254,13 @@ class Detector:
     def _read(
         self, new: str, scored: list[tuple[sqlite3.Row, float | None, Verdict]]
     ) -> dict[str, Meaning]:
-        """The pair model's reading of the pairs past the similarity gate, by candidate id
-        (empty without a model, or while it is unavailable)."""
+        """The pair model's reading of the pairs the signals call a contradiction (past the
+        gate by then), by candidate id (empty without a model, or while it is unavailable):
+        what it can change there is a veto; reading every candidate cost ten times the
+        indexing time (docs/conflicts.md)."""
         if self.meaning is None:
             return {}
-        past = [o for o, _, v in scored if gate(v.similarity, v.similarity_source) > 0.0]
+        past = [o for o, _, v in scored if v.contradiction]
         found = self.meaning([(new, o["content"]) for o in past]) if past else None
         return {} if found is None else {o["id"]: m for o, m in zip(past, found)}
 

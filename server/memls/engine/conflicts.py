@@ -12,7 +12,7 @@ from memls import protocol
 from memls.conflicts import resolver
 from memls.conflicts.detector import Detector, Finding
 from memls.conflicts.reader import PairReader
-from memls.conflicts.scorer import gate, score_pair
+from memls.conflicts.scorer import score_pair
 from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text, log, require
 from memls.errors import MemlsError, NotFound
 from memls.index.chroma import VectorIndex
@@ -192,7 +192,7 @@ class Conflicts:
 
     def check_pair(self, params: protocol.CheckPairParams) -> protocol.Verdict:
         """The verdict for one pair of texts, gated by the embedder's cosine when it runs, with
-        the pair model's reading when the pair is past the gate (as detection does)."""
+        the pair model's reading when the signals call it a contradiction (as detection does)."""
         new = checked_text(params.new, "new")
         existing = checked_text(params.existing, "existing")
         assert new is not None and existing is not None
@@ -204,8 +204,8 @@ class Conflicts:
             except MemlsError:
                 cosine = None  # the lexical gate; the verdict says "lexical"
         verdict = score_pair(new, existing, similarity=cosine, similarity_kind="cosine")
-        if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
-            return verdict
+        if not verdict.contradiction:
+            return verdict  # the model is asked only to check a contradiction (as detection)
         read = PairReader(self.models.pair if self.models is not None else None)([(new, existing)])
         if not read:
             return verdict
