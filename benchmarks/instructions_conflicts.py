@@ -7,6 +7,7 @@ later line (`benchmarks/data/instructions/`: 12 that contradict an earlier line 
         --out benchmarks/results/instructions-conflicts.txt
     python benchmarks/instructions_conflicts.py --set dev \
         --out benchmarks/results/instructions-dev-conflicts.txt
+    python benchmarks/instructions_conflicts.py --no-pair ...   # without the pair model
 
 `--set dev` runs the development set (`benchmarks/data/instructions-dev/`: six other files,
 each once with a contradicting and once with a harmless planted line), the one rules are
@@ -192,9 +193,9 @@ def load_judged() -> dict[frozenset[str], tuple[str, str]]:
     return judged
 
 
-def report(corpus: Path, edits: dict[str, Edit], out) -> None:
+def report(corpus: Path, edits: dict[str, Edit], out, pair: bool = True) -> None:
     spans = unit_starts(corpus)
-    found, _edges, total = mode_engine(corpus)
+    found, _edges, total = mode_engine(corpus, pair)
     reported = {
         frozenset((newer, older)): (newer, older, c, nt, ot) for newer, older, c, nt, ot in found
     }
@@ -273,6 +274,7 @@ def main() -> None:
     parser.add_argument("--mirror", type=Path, default=MIRROR)
     parser.add_argument("--corpus", type=Path, help="where the built files go")
     parser.add_argument("--out", type=Path, help="also write the report here")
+    parser.add_argument("--no-pair", action="store_true", help="without the pair model")
     args = parser.parse_args()
     global DATA, JUDGED
     DATA, JUDGED, corpus = SETS[args.set]
@@ -286,11 +288,12 @@ def main() -> None:
     command = "python benchmarks/instructions_conflicts.py " + shlex.join(sys.argv[1:])
     print(f"$ {command.strip()}", file=out)
     print(
-        f"corpus: {DATA.relative_to(ROOT)} ({len(load_manifest())} files), engine defaults",
+        f"corpus: {DATA.relative_to(ROOT)} ({len(load_manifest())} files), engine defaults"
+        + (", without the pair model" if args.no_pair else ""),
         file=out,
     )
     started = time.perf_counter()
-    report(args.corpus, edits, out)
+    report(args.corpus, edits, out, pair=not args.no_pair)
     print(f"\n({time.perf_counter() - started:.1f} s)", file=out)
     text = out.getvalue()
     print(text, end="")

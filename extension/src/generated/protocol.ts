@@ -174,7 +174,7 @@ export interface ConflictRef {
  * One reason the scorer saw a contradiction, with the words that triggered it.
  */
 export interface Signal {
-  kind: "antonym" | "choice_change" | "negation" | "temporal_override" | "value_change";
+  kind: "antonym" | "choice_change" | "meaning" | "negation" | "temporal_override" | "value_change";
   triggers: string[];
   weight: number;
 }

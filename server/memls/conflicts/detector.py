@@ -5,12 +5,15 @@ project when vectors are off), plus the earlier statements a change of the new m
 its nearest), each scored against the new memory by the pure scorer — under the document rules
 for note units: only claims on both sides, two units of one note only across a change the
 note records unless the note is an instruction file (`notes.comparable`), and a unit of a
-rejected, deprecated or superseded note is never the newer (current) side."""
+rejected, deprecated or superseded note is never the newer (current) side. With a pair model
+(`meaning`, a `reader.PairReader`), the pairs the signals call a contradiction are read by it
+in one batch and scored again with its reading."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +22,7 @@ import numpy as np
 
 from memls.conflicts.choices import preference_swap, preferred_against
 from memls.conflicts.frames import changes, prohibitions, targets
+from memls.conflicts.meaning import Meaning
 from memls.conflicts.negation import forbidden
 from memls.conflicts.phrasing import entities, words
 from memls.conflicts.scorer import gate, score_pair
@@ -55,6 +59,7 @@ class Detector:
     reads: SearchQueries
     index: VectorIndex | None
     now: str
+    meaning: Callable[[Sequence[tuple[str, str]]], list[Meaning] | None] | None = None
 
     def candidates(
         self, rows: list[sqlite3.Row], vectors: Any
@@ -214,30 +219,50 @@ class Detector:
         if here is not None and (not here["claim"] or not here["current"]):
             return []  # no claim, or its note was rejected or superseded: never the newer side
         common = self.common(row, size)
-        findings = []
+        scored = []
         for memory_id, cosine in pairs:
             other = records.get(memory_id)
             if other is None or not _before(other, row):
                 continue  # only what was there before: the later one's own check covers it
             if not _compared(here, notes.get(memory_id)):
                 continue
-            verdict = score_pair(
-                row["content"],
-                other["content"],
-                similarity=cosine,
-                similarity_kind="cosine",
-                common=common,
-            )
+            verdict = score_pair(row["content"], other["content"], similarity=cosine, common=common)
+            scored.append((other, cosine, verdict))
+        read = self._read(row["content"], scored)
+        findings = []
+        for other, cosine, verdict in scored:
+            if other["id"] in read:
+                verdict = score_pair(
+                    row["content"],
+                    other["content"],
+                    similarity=cosine,
+                    common=common,
+                    meaning=read[other["id"]],
+                )
             if not verdict.contradiction:
                 continue
-            if _records(here, notes.get(memory_id)) and not _changes(verdict):
+            theirs = notes.get(other["id"])
+            if _records(here, theirs) and not _changes(verdict):
                 continue  # two decision records: a later one that reverses says so
-            if _one_instruction_file(here, notes.get(memory_id)) and not _firm(
+            if _one_instruction_file(here, theirs) and not _firm(
                 verdict, row["content"], other["content"]
             ):
                 continue  # two lines of one instruction file: only a firm contradiction
             findings.append(Finding(newer=row, older=other, verdict=verdict))
         return findings
+
+    def _read(
+        self, new: str, scored: list[tuple[sqlite3.Row, float | None, Verdict]]
+    ) -> dict[str, Meaning]:
+        """The pair model's reading of the pairs the signals call a contradiction (past the
+        gate by then), by candidate id (empty without a model, or while it is unavailable):
+        what it can change there is a veto; reading every candidate cost ten times the
+        indexing time (docs/conflicts.md)."""
+        if self.meaning is None:
+            return {}
+        past = [o for o, _, v in scored if v.contradiction]
+        found = self.meaning([(new, o["content"]) for o in past]) if past else None
+        return {} if found is None else {o["id"]: m for o, m in zip(past, found)}
 
 
 def _before(other: sqlite3.Row, row: sqlite3.Row) -> bool:
@@ -297,14 +322,15 @@ def _firm(verdict: Verdict, new: str, old: str) -> bool:
     contradicts an earlier line looks like: it states a change of what the other line says
     (an aligned change frame), gives the same attribute another value, uses the opposite word,
     reverses a preference, says the same with one thing changed, or forbids exactly what the
-    other line prescribes (or prescribes what it forbids) — and the two lines are related by
+    other line prescribes (or prescribes what it forbids), or the pair model is sure the two
+    contradict — and the two lines are related by
     meaning on their own (the similarity gate open)."""
     if gate(verdict.similarity, verdict.similarity_source) <= 0.0:
         return False
     if _labelled_apart(new, old):
         return False  # "**Structural:** ..." / "**Content:** ...": two items of a list
     kinds = {s.kind for s in verdict.signals if s.weight >= 0.85}
-    if kinds & {"value_change", "antonym"}:
+    if kinds & {"value_change", "antonym", "meaning"}:
         return True
     if any(_names_all_it_replaced(s, old) for s in verdict.signals):
         return True

@@ -16,7 +16,12 @@ How a verdict is reached
    silence every signal. One module a signal: `negation.py`, `antonyms.py`, `values.py`,
    `choices.py`, `change_frames.py`.
 3. Signal weights combine as a noisy-or into a strength in [0, 1].
-4. The similarity gate (`similarity.py`) scales that strength. Similarity is ABSOLUTE, never
+4. With the pair model's reading (`meaning.py`, computed by the caller for pairs past the
+   gate): when the model is sure the two sides agree or are about two things, the signals
+   that read words, not meaning (MEANING_VETOES: change words, changed numbers) do not count
+   (none counts when it reads each side as entailing the other);
+   when it is sure they contradict, a `meaning` signal fires on its own.
+5. The similarity gate (`similarity.py`) scales that strength. Similarity is ABSOLUTE, never
    normalised across candidates: below the minimum of its kind nothing fires; from the minimum
    to the "full" value the gate rises from GATE_FLOOR to 1. A single strong signal on a
    same-subject pair passes the threshold at any similarity above the minimum.
@@ -40,6 +45,7 @@ from memls.conflicts.choices import (
     told_before,
     typed_swap,
 )
+from memls.conflicts.meaning import Meaning
 from memls.conflicts.negation import forbidden, is_negative, negation
 from memls.conflicts.similarity import (
     COSINE_SIMILARITY_FULL,
@@ -69,11 +75,13 @@ __all__ = [
     "COSINE_SIMILARITY_MIN",
     "GATE_FLOOR",
     "LEXICAL_SIMILARITY_FULL",
+    "MEANING_VETOES",
     "LEXICAL_SIMILARITY_MIN",
     "PROBABILITY_SIMILARITY_FULL",
     "PROBABILITY_SIMILARITY_MIN",
     "SIGNAL_WEIGHTS",
     "WEAK_OVERRIDE_WEIGHT",
+    "Meaning",
     "Signal",
     "Verdict",
     "gate",
@@ -96,7 +104,18 @@ SIGNAL_WEIGHTS = MappingProxyType(
         "value_change": 0.85,
         "choice_change": 0.85,
         "temporal_override": 0.85,  # the new text names what it replaces and the old has it
+        "meaning": 0.85,  # the pair model is sure the two contradict
     }
+)
+
+#: The signals that read words, not meaning, and do not count when the pair model is sure the
+#: two sides are about two things: a change word whose two sides do not align ("On Windows,
+#: run X instead of Y" / "Always run Y"), a number that names the subject ("Module 3 ..." /
+#: "Module 4 ..."), a negation or a choice between two subjects that share their words. All
+#: of them: on the development pairs, vetoing only change frames and values gave a lower F1
+#: (training/tune_meaning.py).
+MEANING_VETOES = frozenset(
+    {"temporal_override", "value_change", "negation", "antonym", "choice_change"}
 )
 
 
@@ -112,12 +131,14 @@ def score_pair(
     similarity: float | None = None,
     similarity_kind: SimilarityKind = "cosine",
     common: frozenset[str] = frozenset(),
+    meaning: Meaning | None = None,
 ) -> Verdict:
     """Score one (new, existing) pair. `similarity` is an absolute model score for this pair
     (embedding cosine in [-1, 1] or cross-encoder probability in [0, 1]); without it a
     lexical overlap is computed from the two texts. `common`: stems so frequent in the
     corpus the pair comes from (its caller counts them) that they name no one thing: a change
-    frame whose replaced thing is only these aligns with nothing."""
+    frame whose replaced thing is only these aligns with nothing. `meaning`: the pair model's
+    reading of the two (None: no model; the signals alone decide)."""
     a, b = analyze(new), analyze(existing)
     if similarity is None:
         sim, source = lexical_similarity(a, b), "lexical"
@@ -125,8 +146,10 @@ def score_pair(
         sim, source = checked_similarity(similarity, similarity_kind), similarity_kind
     silent = _scope_conflict(a, b) or _code_only(new) or _code_only(existing)
     signals, related = ([], False) if silent else _signals(a, b, new, existing, common)
-    strength = 1.0 - math.prod(1.0 - s.weight for s in signals)
     opened = gate(sim, source)
+    if meaning is not None and not silent and opened > 0.0:
+        signals, related = _read(signals, related, meaning)
+    strength = 1.0 - math.prod(1.0 - s.weight for s in signals)
     if related:
         opened = max(opened, GATE_FLOOR)  # an aligned change frame on the same subject:
         #                                   related whatever the similarity
@@ -139,6 +162,23 @@ def score_pair(
         similarity_source=cast(SimilaritySource, source),
         update_marker=bool(a.markers),
     )
+
+
+def _read(signals: list[Signal], related: bool, meaning: Meaning) -> tuple[list[Signal], bool]:
+    """The signals with the pair model's reading: the word-reading ones dropped when it is
+    sure there is no contradiction, its own added when it is sure there is one."""
+    if meaning.agrees:
+        return [], False  # one claim in other words: what the words read is no change
+    if meaning.apart:
+        kept = [s for s in signals if s.kind not in MEANING_VETOES]
+        return kept, related and len(kept) == len(signals)
+    if meaning.contradicts:
+        trigger = f"contradiction {meaning.contradiction:.2f}"
+        return [
+            *signals,
+            Signal(kind="meaning", weight=SIGNAL_WEIGHTS["meaning"], triggers=[trigger]),
+        ], related
+    return signals, related
 
 
 _CODE_LINE = re.compile(r"^\s*(?:`[^`]+`|```.*```|\|.*\|)\s*$", re.DOTALL)

@@ -4,6 +4,7 @@ vector index and the models."""
 
 from memls.dedup.rule import (
     LEXICAL_FLOOR,
+    MEANING_COSINE,
     NEAR_COSINE,
     NEAR_CROSS,
     differing_names,
@@ -14,6 +15,7 @@ from memls.dedup.rule import (
 
 __all__ = [
     "LEXICAL_FLOOR",
+    "MEANING_COSINE",
     "NEAR_COSINE",
     "NEAR_CROSS",
     "differing_names",

@@ -20,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from memls.conflicts.reader import PairReader
 from memls.conflicts.scorer import score_pair
 from memls.dedup.rule import (
+    MEANING_COSINE,
     NEAR_COSINE,
     differing_names,
     is_restatement,
@@ -100,8 +102,9 @@ class NearDuplicates:
     ) -> str | None:
         """The closest memory that `row` restates among `pairs` (cosine, id), or None."""
         text = row["content"]
+        floor = min(NEAR_COSINE, MEANING_COSINE)  # the pair model's way in starts lower
         for score, memory_id in sorted(pairs, reverse=True):
-            if score < NEAR_COSINE:
+            if score < floor:
                 break
             other = rows[memory_id]
             if memory_id in merged or other["type"] != row["type"] or not _before(other, row):
@@ -114,7 +117,11 @@ class NearDuplicates:
                 or score_pair(text, existing, similarity=score).contradiction
             ):
                 continue  # the rule's pure tests first: the cross-encoder is its dearest
-            if is_restatement(existing, text, cosine=score, cross=self._cross(existing, text)):
+            assert self.models is not None
+            read = PairReader(self.models.pair)([(text, existing)])
+            meaning = read[0] if read else None
+            cross = self._cross(existing, text) if score >= NEAR_COSINE else 0.0
+            if is_restatement(existing, text, cosine=score, cross=cross, meaning=meaning):
                 return str(memory_id)
         return None
 

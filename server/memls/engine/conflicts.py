@@ -11,6 +11,7 @@ from typing import Any
 from memls import protocol
 from memls.conflicts import resolver
 from memls.conflicts.detector import Detector, Finding
+from memls.conflicts.reader import PairReader
 from memls.conflicts.scorer import score_pair
 from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text, log, require
 from memls.errors import MemlsError, NotFound
@@ -54,7 +55,8 @@ class Conflicts:
         of work for the batch: one commit, not one a memory), tell (one `memory/conflicts`
         notification per memory that got new pairs, with all of its open pairs: the fronts
         need not ask again)."""
-        detector = Detector(self.search, self.index, self.clock())
+        reader = PairReader(self.models.pair if self.models is not None else None)
+        detector = Detector(self.search, self.index, self.clock(), reader)
         found = [(row, f) for row, f in zip(rows, detector.detect_all(rows, vectors)) if f]
         if found:
             self._record_findings(project, found)
@@ -189,7 +191,8 @@ class Conflicts:
         return protocol.ResolveResult(project=project, conflict=conflict)
 
     def check_pair(self, params: protocol.CheckPairParams) -> protocol.Verdict:
-        """The verdict for one pair of texts, gated by the embedder's cosine when it runs."""
+        """The verdict for one pair of texts, gated by the embedder's cosine when it runs, with
+        the pair model's reading when the signals call it a contradiction (as detection does)."""
         new = checked_text(params.new, "new")
         existing = checked_text(params.existing, "existing")
         assert new is not None and existing is not None
@@ -200,4 +203,10 @@ class Conflicts:
                 cosine = float(vectors[0] @ vectors[1])
             except MemlsError:
                 cosine = None  # the lexical gate; the verdict says "lexical"
-        return score_pair(new, existing, similarity=cosine, similarity_kind="cosine")
+        verdict = score_pair(new, existing, similarity=cosine, similarity_kind="cosine")
+        if not verdict.contradiction:
+            return verdict  # the model is asked only to check a contradiction (as detection)
+        read = PairReader(self.models.pair if self.models is not None else None)([(new, existing)])
+        if not read:
+            return verdict
+        return score_pair(new, existing, similarity=cosine, meaning=read[0])

