@@ -39,6 +39,10 @@ def error(msg_id: Any, code: int, message: str, data: Any = None) -> dict[str, A
     return {"jsonrpc": "2.0", "id": msg_id, "error": body}
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
 def _depth_over(value: Any, limit: int) -> bool:
     stack = [(value, 1)]
     while stack:
@@ -77,7 +81,7 @@ def _not_unicode(value: Any, path: str = "") -> str | None:
 def check(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(the message to act on, or None; the error to answer, or None)."""
     try:
-        message = json.loads(line)
+        message = json.loads(line, parse_constant=_not_json)  # NaN, Infinity: not JSON
     except (ValueError, RecursionError):
         return None, error(None, PARSE_ERROR, "not JSON text (or not UTF-8)")
     if _depth_over(message, MAX_NESTING):
