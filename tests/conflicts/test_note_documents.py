@@ -173,10 +173,17 @@ def test_supersession_is_resolved_by_link_or_number_never_by_similarity(any_engi
 
 
 def test_the_targeted_lookup_finds_the_replaced_statement_beyond_the_nearest(
-    tmp_path, clock, models, monkeypatch
+    tmp_path, clock, monkeypatch
 ):
     """The statement a change replaces is found by what the change names, even when ten
-    closer statements stand between them (on real notes it sat at ranks 11-78)."""
+    closer statements stand between them (on real notes it sat at ranks 11-78). What is tested
+    is the lookup of candidates, so the verdict is the signals' alone: without the pair model,
+    which reads "the releases" and "the web app pipeline" as two subjects and so drops this
+    pair (docs/conflicts.md)."""
+    from memls.models import ModelRuntime
+
+    empty = tmp_path / "no-pair-model"
+    empty.mkdir()
     fillers = [
         f"The web app pipeline runs its {step} step on every pull request to main"
         for step in (
@@ -200,7 +207,10 @@ def test_the_targeted_lookup_finds_the_replaced_statement_beyond_the_nearest(
     def run(directory, targeted):
         if not targeted:
             monkeypatch.setattr(detector.Detector, "targeted", lambda *a: [])
-        with Engine.open(directory, front="test", clock=clock, models=models) as e:
+        with (
+            ModelRuntime(pair_dir=empty) as models,
+            Engine.open(directory, front="test", clock=clock, models=models) as e,
+        ):
             e.store(p.StoreParams(text=old, project="alpha"))
             for text in fillers:
                 e.store(p.StoreParams(text=text, project="alpha"))

@@ -491,6 +491,14 @@ export interface MaintainResult {
   retried: number;
 }
 /**
+ * One note file of a watched project, as the owner last indexed it.
+ */
+export interface NoteFile {
+  kind?: "" | "instructions" | "record";
+  secrets?: NoteSecret[];
+  uri: string;
+}
+/**
  * A secret in a note's text, 0-based like an LSP range (one line).
  */
 export interface NoteSecret {
@@ -702,6 +710,7 @@ export interface SyncNoteParams {
   defaultType?:
     "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
   kind?: ("" | "instructions" | "record") | null;
+  open?: boolean;
   project?: string | null;
   text: string | null;
   uri: string;
@@ -717,6 +726,16 @@ export interface SyncNoteResult {
   uri: string;
 }
 /**
+ * memory/unwatch: stop watching a project's notes (its memories stay).
+ */
+export interface UnwatchParams {
+  project?: string | null;
+}
+export interface UnwatchResult {
+  project: string;
+  removed: boolean;
+}
+/**
  * The scorer's judgement of one pair (memory/checkPair returns it as it is).
  */
 export interface Verdict {
@@ -726,6 +745,37 @@ export interface Verdict {
   similarity: number;
   similaritySource: "cosine" | "lexical" | "probability";
   updateMarker: boolean;
+}
+/**
+ * memory/watch: the owner watches this project's notes (AGENTS.md, CLAUDE.md, `.memls/`,
+ * decision records, rules files) from now on, across restarts. The project is a folder (its
+ * absolute path). Answered once the project's notes are in the record, or after `wait`
+ * seconds, whichever comes first (`indexed` says which).
+ */
+export interface WatchParams {
+  project?: string | null;
+  wait?: number;
+}
+export interface WatchResult {
+  added: boolean;
+  indexed: boolean;
+  notes?: NoteFile[];
+  project: string;
+  watching: boolean;
+}
+/**
+ * memory/watched: every project the owner watches.
+ */
+export interface WatchedParams {}
+export interface WatchedProject {
+  exists: boolean;
+  notes: number;
+  project: string;
+  since: string;
+  via: string;
+}
+export interface WatchedResult {
+  projects: WatchedProject[];
 }
 
 /** Every memory/* request: its params and result types. */
@@ -756,6 +806,9 @@ export interface Requests {
   "memory/store": { params: StoreParams; result: StoreResult };
   "memory/supersede": { params: SupersedeParams; result: SupersedeResult };
   "memory/syncNote": { params: SyncNoteParams; result: SyncNoteResult };
+  "memory/unwatch": { params: UnwatchParams; result: UnwatchResult };
+  "memory/watch": { params: WatchParams; result: WatchResult };
+  "memory/watched": { params: WatchedParams; result: WatchedResult };
 }
 
 /** Server-to-client notifications. */
@@ -797,4 +850,7 @@ export const REQUEST_METHODS = [
   "memory/store",
   "memory/supersede",
   "memory/syncNote",
+  "memory/unwatch",
+  "memory/watch",
+  "memory/watched",
 ] as const;

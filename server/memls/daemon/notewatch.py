@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -62,6 +63,7 @@ class _Project:
         self.scanned = threading.Event()
         self.notes: dict[str, protocol.NoteFile] = {}
         self.folders: set[Path] = set()
+        self.fresh = False  # a reading stored units not yet waited for (embedded, checked)
 
 
 class NoteWatcher:
@@ -114,7 +116,13 @@ class NoteWatcher:
         # a project already watched costs no write: a hook names its project on every prompt
         added = False if known else bool(self.engine.add_watched(project, via))
         state = self._add(project, first=True)
+        started = time.monotonic()
         indexed = state.scanned.wait(wait) if wait > 0 else state.scanned.is_set()
+        if indexed and state.fresh and wait > 0:
+            # the first answer after a reading also waits (bounded) for its units' embedding
+            # and contradiction check: a recall then shows a contested line with its other side
+            state.fresh = False
+            self.engine.flush(max(0.0, wait - (time.monotonic() - started)))
         return protocol.WatchResult(
             project=project,
             added=added,
@@ -256,6 +264,8 @@ class NoteWatcher:
             state = self._projects.get(project)
             if state is None:
                 return
+            if result.added:
+                state.fresh = True
             if text is None:
                 state.notes.pop(uri, None)
             else:
