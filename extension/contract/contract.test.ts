@@ -210,6 +210,18 @@ describe("memory/* over stdio with the generated types", () => {
       .rejects.toMatchObject({ code: -32602, data: { field: "citations[0].path" } });
   });
 
+  it("the daemon watches the workspace's notes: watch, watched, unwatch", async () => {
+    const w = await req("memory/watch", { uri: wsUri, wait: 10 });
+    expect(w.watching).toBe(true);
+    expect(w.indexed).toBe(true);
+    expect((w.notes ?? []).map((n) => n.uri)).toContain(agentsUri);
+    const listed = await req("memory/watched", {});
+    expect(listed.projects.map((x) => x.project)).toContain(w.project);
+    expect((await req("memory/unwatch", { uri: wsUri })).removed).toBe(true);
+    expect((await req("memory/watched", {})).projects.map((x) => x.project)).not.toContain(w.project);
+    expect((await req("memory/watch", { uri: wsUri, wait: 0 })).added).toBe(true);
+  });
+
   it("bad input is refused naming the field", async () => {
     await expect(req("memory/store", { uri: wsUri, text: "x", type: "bogus" as any })).rejects.toMatchObject({ code: -32602, data: { field: "type" } });
     await expect(req("memory/get", { uri: "file:///elsewhere/x.md", id: "m" })).rejects.toMatchObject({ code: -32602, data: { field: "uri" } });
