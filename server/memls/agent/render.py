@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from memls import protocol
+from memls.agent import wire
 from memls.protocol import wording
 from memls.scope import folder_path
 
@@ -74,14 +75,7 @@ def head(m: protocol.Memory, project: str | None = None) -> str:
 
 def cited(m: protocol.Memory, indent: str = "  ") -> list[str]:
     """One line per citation: where it stands, its state, and what changed (capped)."""
-    lines = []
-    for c in m.citations:
-        where = f"{c.path}:{c.start_line}-{c.end_line}" + (f" ({c.symbol})" if c.symbol else "")
-        was = f", was {c.cited_path}" if c.cited_path else ""
-        lines.append(f"{indent}cites {where}: {c.state}{was}")
-        if c.diff:
-            lines.extend(f"{indent}  {line}" for line in c.diff.splitlines())
-    return lines
+    return lean_cites(wire.cited(m), indent)
 
 
 def memory(m: protocol.Memory, project: str | None = None, indent: str = "") -> str:

@@ -97,6 +97,27 @@ class RememberResult(Lean, kw_only=True):
     contradicts: list[Side] = []
 
 
+def cited(m: protocol.Memory) -> list[Cited]:
+    """The memory's citations as the model reads them (1-based lines; none: the whole file)."""
+    out = []
+    for c in m.citations:
+        lines = None
+        if c.kind != "file":
+            same = c.start_line == c.end_line
+            lines = f"{c.start_line}" if same else f"{c.start_line}-{c.end_line}"
+        out.append(
+            Cited(
+                path=c.path,
+                lines=lines,
+                symbol=c.symbol,
+                state=c.state,
+                was=c.cited_path,
+                diff=c.diff,
+            )
+        )
+    return out
+
+
 def store_params(params: RememberParams) -> protocol.StoreParams:
     fields = msgspec.structs.asdict(params)
     fields.pop("check")

@@ -8,13 +8,13 @@ from typing import Any
 from memls import protocol, timeutil
 from memls.agent import render
 from memls.agent.wire import (
-    Cited,
     Recalled,
     RecallResult,
     RememberParams,
     RememberResult,
     Side,
     Stored,
+    cited,
     store_params,
 )
 from memls.errors import NotFound
@@ -22,27 +22,6 @@ from memls.protocol import wording
 from memls.scope import VISIBLE_TRUST
 
 CHECK_SECONDS = 10.0
-
-
-def cited(m: protocol.Memory) -> list[Cited]:
-    out = []
-    for c in m.citations:
-        lines = None
-        if c.kind != "file":
-            lines = (
-                f"{c.start_line}" if c.start_line == c.end_line else f"{c.start_line}-{c.end_line}"
-            )
-        out.append(
-            Cited(
-                path=c.path,
-                lines=lines,
-                symbol=c.symbol,
-                state=c.state,
-                was=c.cited_path,
-                diff=c.diff,
-            )
-        )
-    return out
 
 
 def side(this: str, other: protocol.Memory, ref: protocol.ConflictRef | None, project: str) -> Side:
