@@ -41,14 +41,27 @@ class OwnerLock:
         self._fd = fd
 
     def holder(self) -> int | None:
+        """The owner's pid while the lock is held, else None. The pid in the file alone is
+        not trusted: a killed owner leaves it behind, and the system may give that number
+        to another process."""
         try:
-            text = self.path.read_text().strip()
-            return int(text) if text else None
-        except (OSError, ValueError):
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
             return None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                text = os.read(fd, 32).decode("ascii", "replace").strip()
+                return int(text) if text.isdigit() else None
+            fcntl.flock(fd, fcntl.LOCK_UN)  # nobody holds it: no owner
+            return None
+        finally:
+            os.close(fd)
 
     def release(self) -> None:
         if self._fd is not None:
+            os.ftruncate(self._fd, 0)  # no pid left behind for a reader to trust
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None

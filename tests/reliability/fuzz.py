@@ -89,6 +89,7 @@ class Target:
     used: int = 0  # bytes sent on this connection (before the token: PREAUTH_BYTES at most)
     reopened: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    status: Callable[[], str] = lambda: ""  # how a server that died ended (stdio servers)
 
 
 # ---------------------------------------------------------------- values
@@ -557,9 +558,9 @@ def run_case(target: Target, case: Case) -> None:
     peer = target.peer
     try:
         peer.send(case.data)
-    except OSError:  # the server closed before the frame was all written: it refused it
+    except OSError as exc:  # the server closed before the frame was all written: it refused it
         if not case.closes:
-            raise
+            raise AssertionError(f"the server went away: {target.status()}") from exc
     if case.closes:
         return closed(target, case)
     answers = []
@@ -585,7 +586,7 @@ def run_case(target: Target, case: Case) -> None:
     check(target, case, answers)
     if mutating and answers and outcome(target, answers[0]) not in ("ok",):
         assert (target.snapshot or snapshot)(target) == before, (case.data[:300], answers)
-    assert target.alive(), "the server died"
+    assert target.alive(), f"the server died: {target.status()}"
 
 
 def check(target: Target, case: Case, answers: list[dict]) -> None:

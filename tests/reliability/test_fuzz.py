@@ -82,9 +82,10 @@ def stdio_target(tmp_path_factory):
 
     target = seed(servers[0].peer, root, other, reopen=reopen, mutating=frozenset(MUTATING))
     target.alive = lambda: servers[-1].alive()
+    target.status = lambda: servers[-1].status()
     yield target
     report("LSP stdio", target)
-    assert servers[-1].alive()
+    assert servers[-1].alive(), servers[-1].status()
     assert servers[-1].close() == 0, servers[-1].log()[-3000:]
 
 
@@ -187,10 +188,11 @@ def mcp_target(tmp_path_factory):
         reopen=reopen,
         snapshot=snapshot,
         mutating=frozenset(MCP_TOOLS_MUTATING),
+        status=lambda: servers[-1].status(),
     )
     yield target
     report("MCP stdio", target)
-    assert servers[-1].alive()
+    assert servers[-1].alive(), servers[-1].status()
     assert servers[-1].close() == 0, servers[-1].log()[-3000:]
 
 

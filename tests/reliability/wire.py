@@ -209,6 +209,14 @@ class StdioServer:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def status(self) -> str:
+        """How it ended (a negative code: the signal that ended it) and its last words."""
+        code = self.proc.poll()
+        return (
+            f"{'running' if code is None else f'exit status {code}'}; stderr: "
+            + (self.log()[-2000:])
+        )
+
     def close(self, timeout: float = 30.0) -> int:
         try:
             self.proc.stdin.close()
