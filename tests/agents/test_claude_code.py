@@ -52,7 +52,7 @@ MEMLS_TOOLS = {"mcp__memls__recall", "mcp__memls__remember"}
 # What one recalled memory cost the model on the code before the lean result, measured by
 # `python tests/agents/test_claude_code.py` (chars_per_memory below): the recall of PROMPT on
 # the quickstart project, 2 memories, 2424 characters of tool_result (the project's path
-# written as `~/demo`); output: benchmarks/results/agents-recall-chars.txt. The lean result
+# written as `~/demo`); output: benchmarks/results/agents-recall-chars-before.txt. The lean result
 # must cost at most 40% of it.
 BEFORE_CHARS_PER_MEMORY = 1212.0
 

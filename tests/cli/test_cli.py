@@ -148,3 +148,19 @@ def test_doctor_exits_1_on_a_problem_and_file_errors_are_one_line(run, tmp_path)
     assert code == 1 and "embedder missing" in out
     code, out, err = run("export", "-p", "w", "--out", str(tmp_path / "no" / "such" / "x"))
     assert code == 1 and err.count("\n") == 1 and "No such file" in err
+
+
+def test_a_folder_names_one_project_on_every_verb(run, tmp_path, monkeypatch):
+    """`-p .` and the folder's absolute path are one project, whatever the verb: what `store`
+    keeps, `query`, `list`, `get` and `stats` find."""
+    project = tmp_path / "app"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    stored = js(run, "store", "-p", ".", "We deploy on Fridays")
+    assert stored["project"] == str(project)
+    for where in (".", str(project), "../app"):
+        hits = js(run, "query", "-p", where, "deploy", "--mode", "lexical")["results"]
+        assert [h["id"] for h in hits] == [stored["id"]], where
+        assert js(run, "stats", "-p", where)["memories"] == 1, where
+        assert js(run, "get", stored["id"], "-p", where)["id"] == stored["id"], where
+    assert js(run, "stats", "-p", "app")["memories"] == 0  # a key, not a folder here

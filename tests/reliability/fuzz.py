@@ -258,8 +258,7 @@ MCP_METHODS = [
 
 def request_id(draw, target: Target) -> Any:
     """Any id JSON-RPC allows: a string, or a number of any size, fractions included (LSP's
-    own types are narrower; the server answers every one as sent). MCP stdio keeps to
-    integers and strings."""
+    own types are narrower; every transport, MCP stdio included, answers each one as sent)."""
     plain = [
         st.integers(0, 2**31),
         st.text(alphabet="abcdef0123456789", min_size=1, max_size=12),

@@ -80,7 +80,25 @@ FLAGS = {
     "agent": "AGENT",
 }
 
-ProjectOpt = typer.Option(None, "--project", "-p", help="Project key (required).")
+
+
+def folder_key(project: str | None) -> str | None:
+    """A project given as a folder (`.`, `../app`) is keyed by its resolved absolute path, as
+    the editor and the agents key it; any other key is left as it is."""
+    if project is None or not project.strip():
+        return project
+    path = Path(project).expanduser()
+    return str(path.resolve()) if path.is_dir() else project
+
+
+ProjectOpt = typer.Option(
+    None,
+    "--project",
+    "-p",
+    callback=folder_key,
+    help="The project: a folder (keyed by its absolute path, as the editor and the agents "
+    "key it) or a project key (required).",
+)
 JsonOpt = typer.Option(False, "--json", help="Print one JSON document on stdout.")
 RedactOpt = typer.Option(
     False, "--redact", help="Replace secrets in memories by [REDACTED:kind] instead of refusing."
@@ -202,15 +220,6 @@ def parse_cite(raw: str, index: int) -> dict[str, Any]:
         out["startLine"] = int(match["start"])
         out["endLine"] = int(match["end"] or match["start"])
     return out
-
-
-def folder_key(project: str | None) -> str | None:
-    """A project given as a folder (`.`, `../app`) is keyed by its resolved absolute path, as
-    the editor and the agents key it; any other key is left as it is."""
-    if project is None or not project.strip():
-        return project
-    path = Path(project).expanduser()
-    return str(path.resolve()) if path.is_dir() else project
 
 
 def _describe(m: protocol.Memory) -> str:
