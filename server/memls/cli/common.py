@@ -81,7 +81,6 @@ FLAGS = {
 }
 
 
-
 def folder_key(project: str | None) -> str | None:
     """A project given as a folder (`.`, `../app`) is keyed by its resolved absolute path, as
     the editor and the agents key it; any other key is left as it is."""
