@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 AWS = "AKIA" + "Q3EGT7QW2M5XZ4NA"  # FAKE, in AWS's format
 TEXT = f"CI uploads artifacts to S3 with AWS_ACCESS_KEY_ID={AWS}"
@@ -107,3 +109,31 @@ def test_store_a_restatement_is_a_near_duplicate_and_force_stores_it(tmp_path):
         data, "store", "-p", "w", "-t", "decision", "We send email with Amazon SES.", "--force"
     )
     assert forced.returncode == 0 and forced.stdout.startswith("stored m_")
+
+
+def test_doctor_repairs_a_store_an_older_detector_wrote(tmp_path):
+    """A data directory written by the version whose detector was detect-secrets alone
+    (tests/data/stores/before-betterleaks): opened by this one, migrated, its secrets found
+    by this detector and redacted, the plain memory left as it was."""
+    data = tmp_path / "data"
+    shutil.copytree(Path(__file__).parents[1] / "data" / "stores" / "before-betterleaks", data)
+    out = memls(data, "doctor", "-p", "legacy", "--secrets")
+    assert out.returncode == 1
+    found = sorted(
+        line.split()[2] for line in out.stdout.splitlines() if line.startswith("secret:")
+    )
+    assert found == ["command-line-password", "prose-password", "url-password"], out.stdout
+    out = memls(data, "doctor", "-p", "legacy", "--secrets", "--repair")
+    assert out.stdout.count("redacted: ") == 3, out.stdout
+    texts = {
+        m["content"]
+        for m in json.loads(memls(data, "list", "-p", "legacy", "--json").stdout)["memories"]
+    }
+    assert texts == {
+        "Orders use postgres://admin:[REDACTED:url-password]@db.internal:5432/app for now",
+        "Deploy with curl -u deploy:[REDACTED:command-line-password] "
+        "https://deploy.example.com/hook",
+        "The SMTP password is [REDACTED:prose-password] (ask ops before rotating)",
+        "We deploy on Tuesdays after the standup",
+    }
+    assert "secret:" not in memls(data, "doctor", "-p", "legacy", "--secrets").stdout

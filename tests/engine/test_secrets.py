@@ -16,7 +16,7 @@ from memls.secrets import plugins
 
 # FAKE credentials in the published formats (not real keys)
 AWS = "AKIAQ3EGT7QW2M5XZ4NA"
-GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+GITHUB = "ghp_" + "Wq7ZkR2vTn9xLp4mYc8bHs3dJf6gKa1eUo5N"  # FAKE
 PG = "postgres://app:Zq9%23vLw2xTe4@db.internal:5432/orders"
 
 

@@ -32,6 +32,14 @@ CREDENTIALS = [
     # a password in prose
     ("The SMTP password is hunter2!Xq9 (ask ops before rotating)", "prose-password", "hunter2!Xq9"),
     ("password for root on the NAS: Wd40-Rust.Free", "prose-password", "Wd40-Rust.Free"),
+    # a JSON Web Token whose parts can be one (payload `eyJ...`, a signature of HS256's length)
+    (
+        "SESSION_TOKEN=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"
+        ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        "json-web-token",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"
+        ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    ),
 ]
 
 
@@ -63,6 +71,12 @@ PLACEHOLDERS = [
     "token = ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
     "secret_key = 'sk_abcdefghijklmnopqrstuv'",
     "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+    # made up to show a format: letters and digits each in order, a JWT that cannot be one
+    "client_secret = 'a1B2c3D4e5F6g7H8i9J0k1L2'",
+    "API_TOKEN=abc123def456ghi789jkl012mno345pqr",
+    "ACCOUNT_PIN=1234-1234-1234-1234",
+    "SESSION_TOKEN=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.signature",
+    "auth_token: eyJshort.payload.signature",
 ]
 
 

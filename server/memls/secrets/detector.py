@@ -142,6 +142,8 @@ def find(text: str) -> list[Finding]:
             continue
         if kind in _PASSWORD_KINDS and forms.is_plain(first):
             continue
+        if kind in _GENERIC_KINDS and forms.is_example(first):
+            continue  # a generic rule knows no format: a made-up example is one to it
         at = text.find(first, offsets[number])
         if at >= 0 and not _holds_url_password(found, at, at + len(first)):
             number = bisect.bisect_right(offsets, at) - 1

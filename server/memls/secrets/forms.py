@@ -12,7 +12,7 @@ import binascii
 import re
 from collections.abc import Iterator
 
-__all__ = ["forms", "is_placeholder", "is_plain", "is_reference"]
+__all__ = ["forms", "is_example", "is_placeholder", "is_plain", "is_reference"]
 
 # --- placeholders ---------------------------------------------------------------------------
 
@@ -41,6 +41,62 @@ def _sequence(value: str) -> bool:
     return False
 
 
+def _interleaved(value: str) -> bool:
+    """Letters and digits written in order, each class apart, as made-up examples are
+    (`a1B2c3D4e5F6`, `abc123def456ghi789`, `aA1bB2cC3dD4`, `1234-1234-1234`): the value's
+    letters alone, or its digits alone, step through the alphabet (or 0-9) six times or
+    more, a letter or a group written twice counting once."""
+    letters = [c for c in value.lower() if c.isalpha()]
+    digits = [c for c in value if c.isdigit()]
+    return _steps(letters) or _steps(digits, wrap=True) or _groups(value)
+
+
+def _steps(chars: list[str], wrap: bool = False) -> bool:
+    run = 0
+    for a, b in zip(chars, chars[1:]):
+        if b == a:
+            continue
+        if ord(b) == ord(a) + 1 or (wrap and a == "9" and b == "0"):
+            run += 1
+            if run >= 5:
+                return True
+        else:
+            run = 0
+    return False
+
+
+_GROUP = re.compile(r"(\d{3,})(?:[-_.:]\1){2,}")
+
+
+def _groups(value: str) -> bool:
+    """One group of digits over and over between separators (`1234-1234-1234`)."""
+    return _GROUP.search(value) is not None
+
+
+_JWT = re.compile(r"eyJ[\w-]*\.([\w-]*)\.([\w-]*)")
+_JWT_SIGNATURE = 43  # characters of the shortest signature (HS256, base64url)
+
+
+def _fake_jwt(value: str) -> bool:
+    """A JSON Web Token that cannot be one: its payload is not base64url of a JSON object
+    (which starts `eyJ`), or its signature is a word or shorter than any algorithm's
+    (`eyJhbGciOi....eyJzdWIi....signature`, `eyJshort.payload.signature`)."""
+    m = _JWT.search(value)
+    if m is None:
+        return False
+    payload, signature = m.groups()
+    return not payload.startswith("eyJ") or (
+        bool(signature) and (len(signature) < _JWT_SIGNATURE or signature.isalpha())
+    )
+
+
+def is_example(value: str) -> bool:
+    """Made up to show a format, whoever reads it: letters and digits each in order
+    (`a1B2c3D4e5F6`, `1234-1234-1234`) or a token that cannot be a JWT."""
+    v = value.strip().strip(_QUOTES)
+    return _interleaved(v) or _fake_jwt(v)
+
+
 _REPEATED = re.compile(r"([A-Za-z0-9]{2,8})\1{2,}")
 
 
@@ -55,7 +111,8 @@ def is_placeholder(value: str) -> bool:
     or square brackets, parentheses or percent signs (`<token>`, `{password}`, `%PASS%`); a
     variable reference anywhere (`$VAR`, `${VAR}`, `$(cmd)`, `{{ var }}`); an all-capitals
     word (`PASSWORD`, `YOUR_API_KEY`); six or more of one character in a row (`xxxxxx`,
-    `******`, `ghp_XXXX...`) or in alphabet order (`abcdefgh`, `123456`); one short unit
+    `******`, `ghp_XXXX...`) or in alphabet order (`abcdefgh`, `123456`, and letters and digits
+    each in order though interleaved: `a1B2c3D4e5F6`, `1234-1234-1234`); one short unit
     over and over for most of it (`exampleexampleexample`); an ellipsis (`sk-...`)."""
     v = value.strip().strip(_QUOTES)
     return (
@@ -63,6 +120,7 @@ def is_placeholder(value: str) -> bool:
         or _CAPS_WORD.match(v) is not None
         or _RUN.search(v) is not None
         or _sequence(v)
+        or is_example(v)
         or _repeated(v)
         or "..." in v
         or "\u2026" in v
