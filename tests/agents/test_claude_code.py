@@ -191,6 +191,7 @@ def test_the_first_request_is_briefed(first):
     briefing = "\n".join(text for text in given.values() if text)
     assert briefing, "no memls hook gave the first request anything"
     assert CLAUDE_LINE in briefing and "CLAUDE.md:1" in briefing, given
+    assert AGENTS_LINE not in briefing, given  # the line CLAUDE.md overrules is left out
 
 
 def test_recall_gives_the_note_and_its_contradiction(first, demo):

@@ -138,3 +138,37 @@ def test_context_paths_in_one_flag_and_prompt_time(data_dir, tmp_path):
     assert given("--paths", "b.py") == [ids["b.py"]]
     standing = memls(data_dir, "context", "-p", str(repo), "--json").stdout
     assert [e["section"] for e in json.loads(standing)["entries"]] == ["standing"] * 3
+
+
+def test_a_tight_budget_gives_what_answers_the_prompt(tmp_path):
+    """The README's command, with the packaged models: `memls context --budget 120 --prompt
+    "how do we run the integration tests"` on a project whose newer conventions would fill
+    the budget gives the older one that answers the prompt, first."""
+    data_dir, repo = tmp_path / "data", tmp_path / "repo"
+    repo.mkdir()
+    conventions = [
+        "Integration tests need a running Postgres 16 container.",
+        "Commit messages follow the Conventional Commits format.",
+        "Public functions carry type hints and a docstring.",
+        "Feature flags live in config/flags.yaml, one file per service.",
+        "Logs are structured JSON, one object per line, never plain text.",
+        "Branches are named after their ticket, e.g. PAY-123-refund-retry.",
+    ]
+    items = tmp_path / "conventions.jsonl"
+    items.write_text(
+        "\n".join(
+            json.dumps({"text": t, "type": "convention", "validFrom": f"2025-0{i + 1}-01"})
+            for i, t in enumerate(conventions)
+        )
+    )
+    memls(data_dir, "ingest", str(items), "-p", str(repo))
+    args = ["context", "-p", str(repo), "--budget", "120"]
+    prompted = json.loads(
+        memls(data_dir, *args, "--prompt", "how do we run the integration tests", "--json").stdout
+    )
+    assert prompted["tokens"] <= 120 and prompted["dropped"] > 0
+    first = prompted["entries"][0]
+    assert first["section"] == "relevant" and first["memory"]["content"] == conventions[0]
+    unprompted = json.loads(memls(data_dir, *args, "--json").stdout)
+    given = [e["memory"]["content"] for e in unprompted["entries"]]
+    assert conventions[0] not in given and conventions[-1] in given  # the newest fill it
