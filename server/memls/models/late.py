@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memls.models.lazy import LazyModel, PooledModel
+from memls.models.lazy import PooledModel
 from memls.models.pool import ModelPool
 from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
 
@@ -74,13 +74,16 @@ class LateEncoder(PooledModel):
         cache_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._pool = pool
-        self.max_length = max_length
-        self.batch_size = batch_size
-        self.intra_op_threads = intra_op_threads
-        self.cache_dir = cache_dir  # optimised graphs kept here (models.session)
-        self._lazy: LazyModel[_Loaded] = LazyModel(
-            "late", self._load, configured=model_dir, clock=clock
+        self._setup(
+            "late",
+            self._load,
+            pool,
+            model_dir=model_dir,
+            max_length=max_length,
+            batch_size=batch_size,
+            intra_op_threads=intra_op_threads,
+            cache_dir=cache_dir,
+            clock=clock,
         )
 
     # -- public -----------------------------------------------------------------------------

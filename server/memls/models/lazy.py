@@ -123,6 +123,27 @@ class PooledModel:
     _pool: ModelPool
     _lazy: LazyModel[Any]
 
+    def _setup(
+        self,
+        name: str,
+        load: Callable[[Path], Any],
+        pool: ModelPool,
+        *,
+        model_dir: str | os.PathLike[str] | None,
+        max_length: int,
+        batch_size: int,
+        intra_op_threads: int,
+        cache_dir: Path | None,
+        clock: Callable[[], float],
+    ) -> None:
+        """The settings every model keeps, and its lazy loader (`load`, run on first use)."""
+        self._pool = pool
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.intra_op_threads = intra_op_threads
+        self.cache_dir = cache_dir  # optimised graphs kept here (models.session)
+        self._lazy = LazyModel(name, load, configured=model_dir, clock=clock)
+
     def warm(self) -> ModelStatus:
         """Load now (on the pool) instead of on first use; never raises."""
         self._pool.run(self._warm_here)
