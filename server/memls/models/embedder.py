@@ -40,6 +40,8 @@ class Embedder(PooledModel):
     A model whose output is already pooled ([batch, dim]) is used as is.
     """
 
+    NAME = "embedder"
+
     def __init__(
         self,
         pool: ModelPool,
@@ -53,9 +55,7 @@ class Embedder(PooledModel):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.pooling = pooling
-        self._setup(
-            "embedder",
-            self._load,
+        super().__init__(
             pool,
             model_dir=model_dir,
             max_length=max_length,

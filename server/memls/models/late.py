@@ -9,10 +9,8 @@ way. `maxsim(query, docs)` sums, over the query's tokens, the best cosine agains
 
 from __future__ import annotations
 
-import os
-import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memls.models.lazy import PooledModel
-from memls.models.pool import ModelPool
 from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
 
 if TYPE_CHECKING:
@@ -63,28 +60,9 @@ class LateEncoder(PooledModel):
     the late-interaction stage).
     """
 
-    def __init__(
-        self,
-        pool: ModelPool,
-        *,
-        model_dir: str | os.PathLike[str] | None = None,
-        max_length: int = 180,
-        batch_size: int = 8,
-        intra_op_threads: int = 2,
-        cache_dir: Path | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._setup(
-            "late",
-            self._load,
-            pool,
-            model_dir=model_dir,
-            max_length=max_length,
-            batch_size=batch_size,
-            intra_op_threads=intra_op_threads,
-            cache_dir=cache_dir,
-            clock=clock,
-        )
+    NAME = "late"
+    MAX_LENGTH = 180
+    BATCH_SIZE = 8
 
     # -- public -----------------------------------------------------------------------------
 

@@ -122,27 +122,31 @@ class PooledModel:
 
     _pool: ModelPool
     _lazy: LazyModel[Any]
+    NAME = "model"  # its name in status and health
+    MAX_LENGTH = 128  # tokens a text (or a pair) is cut to
+    BATCH_SIZE = 8
 
-    def _setup(
+    def __init__(
         self,
-        name: str,
-        load: Callable[[Path], Any],
         pool: ModelPool,
         *,
-        model_dir: str | os.PathLike[str] | None,
-        max_length: int,
-        batch_size: int,
-        intra_op_threads: int,
-        cache_dir: Path | None,
-        clock: Callable[[], float],
+        model_dir: str | os.PathLike[str] | None = None,
+        max_length: int | None = None,
+        batch_size: int | None = None,
+        intra_op_threads: int = 2,
+        cache_dir: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """The settings every model keeps, and its lazy loader (`load`, run on first use)."""
+        """The settings every model keeps, and its lazy loader (`_load`, run on first use)."""
         self._pool = pool
-        self.max_length = max_length
-        self.batch_size = batch_size
+        self.max_length = self.MAX_LENGTH if max_length is None else max_length
+        self.batch_size = self.BATCH_SIZE if batch_size is None else batch_size
         self.intra_op_threads = intra_op_threads
         self.cache_dir = cache_dir  # optimised graphs kept here (models.session)
-        self._lazy = LazyModel(name, load, configured=model_dir, clock=clock)
+        self._lazy = LazyModel(self.NAME, self._load, configured=model_dir, clock=clock)
+
+    def _load(self, folder: Path) -> Any:
+        raise NotImplementedError
 
     def warm(self) -> ModelStatus:
         """Load now (on the pool) instead of on first use; never raises."""

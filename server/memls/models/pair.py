@@ -9,9 +9,7 @@ logits. It reads the two texts in order: callers that want a symmetric reading a
 from __future__ import annotations
 
 import json
-import os
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +17,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memls.models.lazy import PooledModel
-from memls.models.pool import ModelPool
 from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
 
 if TYPE_CHECKING:
@@ -48,28 +45,9 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 class PairModel(PooledModel):
     """`classify(pairs) -> float32 [n, 3]`: (contradiction, entailment, neutral) per pair."""
 
-    def __init__(
-        self,
-        pool: ModelPool,
-        *,
-        model_dir: str | os.PathLike[str] | None = None,
-        max_length: int = 128,
-        batch_size: int = 8,
-        intra_op_threads: int = 2,
-        cache_dir: Path | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._setup(
-            "pair",
-            self._load,
-            pool,
-            model_dir=model_dir,
-            max_length=max_length,
-            batch_size=batch_size,
-            intra_op_threads=intra_op_threads,
-            cache_dir=cache_dir,
-            clock=clock,
-        )
+    NAME = "pair"
+    MAX_LENGTH = 128
+    BATCH_SIZE = 8
 
     def classify(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return self._pool.run(self._classify_here, list(pairs))
