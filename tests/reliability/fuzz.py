@@ -458,7 +458,8 @@ def truncated(draw, target: Target) -> Case:
     """A request's JSON text cut short, framed whole (-32700, id null); or, on LSP, bytes
     with no header before the next frame: a body sent without its header, or garbage over
     MAX_HEADER_BYTES. Those are answered once (-32700, id null) and skipped to the next
-    `Content-Length:` (the sentinel's); before the token they close the connection."""
+    `Content-Length:` (the sentinel's); before the token they close the connection. A cut
+    frame still over max_frame_bytes is refused unread like any other (the connection closes)."""
     body = encode(request(draw, target))
     if target.framing == "lsp" and draw(st.booleans()):
         if draw(st.booleans()):
@@ -466,7 +467,8 @@ def truncated(draw, target: Target) -> Case:
         size = draw(st.integers(min_value=1, max_value=20_000))
         return Case(b"X" * size, "unreadable")
     cut = draw(st.integers(min_value=1, max_value=max(1, len(body) - 1)))
-    return Case(framed(target, body[:cut].replace(b"\n", b" ")), "unreadable")
+    part = body[:cut].replace(b"\n", b" ")
+    return Case(framed(target, part), "unreadable", closes=len(part) > FRAME_LIMIT)
 
 
 def classify(message: dict, framing: str) -> tuple[str, Any]:
@@ -547,7 +549,19 @@ def within_preauth(target: Target, case: Case) -> None:
         target.used = 0
 
 
+def over_the_frame_limit(target: Target, data: bytes) -> bool:
+    """Whether the server must refuse `data` unread as a frame over max_frame_bytes."""
+    if target.framing == "lsp":
+        header = re.match(rb"Content-Length: (\d{1,18})\r\n\r\n", data)  # more: not a count
+        return header is not None and int(header.group(1)) > FRAME_LIMIT
+    return len(data.rstrip(b"\n")) > FRAME_LIMIT
+
+
 def run_case(target: Target, case: Case) -> None:
+    assert case.closes or not over_the_frame_limit(target, case.data), (
+        "the fuzzer drew a frame over the limit without expecting the close",
+        case.data[:300],
+    )
     mutating = case.kind == "request" and case.method in target.mutating and not target.gated
     if target.gated:
         within_preauth(target, case)
