@@ -57,6 +57,18 @@ def validity(m: protocol.Memory) -> str:
     return f"valid {m.valid_from} .. {m.valid_until or 'open'}"
 
 
+def standing(m) -> list[str]:
+    """What replaced it or what it replaced, and whether the code it cites changed."""
+    parts = []
+    if m.supersedes:
+        parts.append("supersedes " + ", ".join(m.supersedes))
+    if m.superseded_by:
+        parts.append("superseded by " + ", ".join(m.superseded_by))
+    if m.stale:
+        parts.append("STALE (the code it cites changed: verify before relying on it)")
+    return parts
+
+
 def head(m: protocol.Memory, project: str | None = None) -> str:
     parts = [m.id, m.type, f"trust {m.trust}", m.status, validity(m)]
     where = source(m, project)
@@ -64,13 +76,7 @@ def head(m: protocol.Memory, project: str | None = None) -> str:
         parts.append(f"source {where}")
     if m.feedback_score:
         parts.append(f"feedback {m.feedback_score:+d}")
-    if m.supersedes:
-        parts.append("supersedes " + ", ".join(m.supersedes))
-    if m.superseded_by:
-        parts.append("superseded by " + ", ".join(m.superseded_by))
-    if m.stale:
-        parts.append("STALE (the code it cites changed: verify before relying on it)")
-    return " · ".join(parts)
+    return " · ".join(parts + standing(m))
 
 
 def cited(m: protocol.Memory, indent: str = "  ") -> list[str]:
@@ -99,13 +105,7 @@ def lean_head(m) -> str:
         parts.append(f"source {m.source}")
     if m.valid_until:
         parts.append(f"valid until {m.valid_until}")
-    if m.supersedes:
-        parts.append("supersedes " + ", ".join(m.supersedes))
-    if m.superseded_by:
-        parts.append("superseded by " + ", ".join(m.superseded_by))
-    if m.stale:
-        parts.append("STALE (the code it cites changed: verify before relying on it)")
-    return " · ".join(parts)
+    return " · ".join(parts + standing(m))
 
 
 def contested(c) -> str:
