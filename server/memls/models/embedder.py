@@ -8,28 +8,20 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
 from memls.models.lazy import PooledModel
 from memls.models.pool import ModelPool
-from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
-
-if TYPE_CHECKING:
-    import onnxruntime as ort
-    from tokenizers import Tokenizer
+from memls.models.session import Onnx
 
 Pooling = Literal["cls", "mean"]
 
 
 @dataclass(frozen=True)
 class _Loaded:
-    session: ort.InferenceSession
-    tokenizer: Tokenizer
-    input_names: list[str]
-    output_name: str
-    pad: int
+    onnx: Onnx
     dim: int
 
 
@@ -91,9 +83,8 @@ class Embedder(PooledModel):
         out = np.zeros((len(texts), model.dim), dtype=np.float32)
         if not texts:
             return out
-        encodings = model.tokenizer.encode_batch(texts)
-        for index, feeds in batches(encodings, self.batch_size, model.input_names, model.pad):
-            hidden = model.session.run([model.output_name], feeds)[0]
+        encodings = model.onnx.tokenizer.encode_batch(texts)
+        for index, feeds, hidden in model.onnx.run(encodings, self.batch_size):
             out[index] = self._pool_rows(hidden, feeds.get("attention_mask"))
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
@@ -107,14 +98,8 @@ class Embedder(PooledModel):
         return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
 
     def _load(self, folder: Path) -> _Loaded:
-        tokenizer = open_tokenizer(folder, self.max_length)
-        session = open_session(folder, self.intra_op_threads, self.cache_dir)
-        names = check_inputs(session, "embedder")
-        output = session.get_outputs()[0].name
-        pad = pad_id(tokenizer)
-        # one probe run: proves the model works and tells its width
-        ((_, probe),) = batches([tokenizer.encode("memls")], 1, names, pad)
-        hidden = session.run([output], probe)[0]
+        onnx = self._open(folder)
+        hidden = onnx.probe("memls")  # tells the model's width
         if hidden.ndim not in (2, 3):
-            raise ValueError(f"embedder output {output} has shape {hidden.shape}")
-        return _Loaded(session, tokenizer, names, output, pad, int(hidden.shape[-1]))
+            raise ValueError(f"embedder output {onnx.output_name} has shape {hidden.shape}")
+        return _Loaded(onnx, int(hidden.shape[-1]))

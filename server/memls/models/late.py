@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memls.models.lazy import PooledModel
-from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
+from memls.models.session import Onnx
 
 if TYPE_CHECKING:
-    import onnxruntime as ort
     from tokenizers import Tokenizer
 
 STORED = np.float16  # in memory; on disk int8 + a scale per token (see `pack`)
@@ -30,11 +29,7 @@ STORED = np.float16  # in memory; on disk int8 + a scale per token (see `pack`)
 
 @dataclass(frozen=True)
 class _Loaded:
-    session: ort.InferenceSession
-    tokenizer: Tokenizer
-    input_names: list[str]
-    output_name: str
-    pad: int
+    onnx: Onnx
     dim: int
     keep: np.ndarray  # bool per vocabulary id: a content token
 
@@ -79,9 +74,8 @@ class LateEncoder(PooledModel):
         out: list[np.ndarray] = [np.zeros((0, model.dim), dtype=STORED)] * len(texts)
         if not texts:
             return out
-        encodings = model.tokenizer.encode_batch(texts)
-        for index, feeds in batches(encodings, self.batch_size, model.input_names, model.pad):
-            hidden = model.session.run([model.output_name], feeds)[0]
+        encodings = model.onnx.tokenizer.encode_batch(texts)
+        for index, _, hidden in model.onnx.run(encodings, self.batch_size):
             for row, i in enumerate(index):
                 ids = np.asarray(encodings[i].ids)
                 kept = hidden[row, : len(ids)][model.keep[ids]]
@@ -92,17 +86,11 @@ class LateEncoder(PooledModel):
         return out
 
     def _load(self, folder: Path) -> _Loaded:
-        tokenizer = open_tokenizer(folder, self.max_length)
-        session = open_session(folder, self.intra_op_threads, self.cache_dir)
-        names = check_inputs(session, "late")
-        output = session.get_outputs()[0].name
-        pad = pad_id(tokenizer)
-        ((_, probe),) = batches([tokenizer.encode("memls")], 1, names, pad)
-        hidden = session.run([output], probe)[0]
+        onnx = self._open(folder)
+        hidden = onnx.probe("memls")
         if hidden.ndim != 3:
-            raise ValueError(f"late-interaction output {output} has shape {hidden.shape}")
-        keep = _content_tokens(tokenizer)
-        return _Loaded(session, tokenizer, names, output, pad, int(hidden.shape[-1]), keep)
+            raise ValueError(f"late-interaction output {onnx.output_name} has shape {hidden.shape}")
+        return _Loaded(onnx, int(hidden.shape[-1]), _content_tokens(onnx.tokenizer))
 
 
 MODEL_TAG = "colbert-small-384-int8"

@@ -16,6 +16,7 @@ from msgspec.structs import replace
 from memls.models.breaker import CircuitBreaker
 from memls.models.locate import locate
 from memls.models.pool import ModelPool
+from memls.models.session import Onnx, open_onnx
 from memls.models.status import ModelStatus, ModelUnavailable
 
 log = logging.getLogger("memls.models")
@@ -147,6 +148,12 @@ class PooledModel:
 
     def _load(self, folder: Path) -> Any:
         raise NotImplementedError
+
+    def _open(self, folder: Path, strategy: str = "longest_first") -> Onnx:
+        """The model in `folder` with this model's settings (`_load` calls it)."""
+        return open_onnx(
+            folder, self.NAME, self.max_length, self.intra_op_threads, self.cache_dir, strategy
+        )
 
     def warm(self) -> ModelStatus:
         """Load now (on the pool) instead of on first use; never raises."""

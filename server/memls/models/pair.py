@@ -12,27 +12,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from memls.models.lazy import PooledModel
-from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
-
-if TYPE_CHECKING:
-    import onnxruntime as ort
-    from tokenizers import Tokenizer
+from memls.models.session import Onnx
 
 LABELS = ("contradiction", "entailment", "neutral")
 
 
 @dataclass(frozen=True)
 class _Loaded:
-    session: ort.InferenceSession
-    tokenizer: Tokenizer
-    input_names: list[str]
-    output_name: str
-    pad: int
+    onnx: Onnx
     order: list[int]  # column of each of LABELS in the model's output
 
 
@@ -60,25 +51,19 @@ class PairModel(PooledModel):
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
         if not pairs:
             return out
-        encodings = model.tokenizer.encode_batch(pairs)
-        for index, feeds in batches(encodings, self.batch_size, model.input_names, model.pad):
-            logits = model.session.run([model.output_name], feeds)[0]
+        encodings = model.onnx.tokenizer.encode_batch(pairs)
+        for index, _, logits in model.onnx.run(encodings, self.batch_size):
             out[index] = softmax(logits.astype(np.float64))[:, model.order]
         return out
 
     def _load(self, folder: Path) -> _Loaded:
-        tokenizer = open_tokenizer(folder, self.max_length)
-        session = open_session(folder, self.intra_op_threads, self.cache_dir)
-        names = check_inputs(session, "pair")
-        output = session.get_outputs()[0]
+        onnx = self._open(folder)
         labels = json.loads((folder / "labels.json").read_text())["labels"]
         if sorted(labels) != sorted(LABELS):
             raise ValueError(f"pair model labels {labels}: expected {list(LABELS)}")
-        pad = pad_id(tokenizer)
-        ((_, probe),) = batches([tokenizer.encode("memls", "memory")], 1, names, pad)
-        logits = session.run([output.name], probe)[0]
+        logits = onnx.probe("memls", "memory")
         if logits.shape != (1, len(LABELS)):
-            raise ValueError(f"pair output {output.name} has shape {logits.shape}, want [batch, 3]")
-        return _Loaded(
-            session, tokenizer, names, output.name, pad, [labels.index(x) for x in LABELS]
-        )
+            raise ValueError(
+                f"pair output {onnx.output_name} has shape {logits.shape}, want [batch, 3]"
+            )
+        return _Loaded(onnx, [labels.index(x) for x in LABELS])

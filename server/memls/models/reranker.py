@@ -18,10 +18,9 @@ import numpy as np
 
 from memls.models.lazy import LazyModel, PooledModel
 from memls.models.pool import ModelPool
-from memls.models.session import batches, check_inputs, open_session, open_tokenizer, pad_id
+from memls.models.session import Onnx, open_tokenizer
 
 if TYPE_CHECKING:
-    import onnxruntime as ort
     from tokenizers import Tokenizer
 
 SPECIAL_TOKENS = 3  # [CLS] query [SEP] passage [SEP]
@@ -34,12 +33,8 @@ def to_probability(logits: np.ndarray | float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Loaded:
-    session: ort.InferenceSession
-    pairs: Tokenizer  # truncates only the passage, to max_length
+    onnx: Onnx  # its tokenizer truncates only the passage, to max_length
     queries: Tokenizer  # no truncation: measures and cuts over-long queries
-    input_names: list[str]
-    output_name: str
-    pad: int
 
 
 class Reranker(PooledModel):
@@ -48,6 +43,8 @@ class Reranker(PooledModel):
     The query is kept whole up to `max_query_tokens` (default: half the pair length) and the
     passage truncated so the pair fits `max_length` tokens. `enabled=False` reports "disabled".
     """
+
+    NAME = "reranker"
 
     def __init__(
         self,
@@ -74,7 +71,7 @@ class Reranker(PooledModel):
         self.cache_dir = cache_dir  # optimised graphs kept here (models.session)
         self.enabled = enabled
         self._lazy: LazyModel[_Loaded] = LazyModel(
-            "reranker",
+            self.NAME,
             self._load,
             configured=model_dir,
             clock=clock,
@@ -101,9 +98,8 @@ class Reranker(PooledModel):
         if not passages:
             return scores
         query = self._cap_query(model.queries, query)
-        encodings = model.pairs.encode_batch([(query, p) for p in passages])
-        for index, feeds in batches(encodings, self.batch_size, model.input_names, model.pad):
-            logits = model.session.run([model.output_name], feeds)[0]
+        encodings = model.onnx.tokenizer.encode_batch([(query, p) for p in passages])
+        for index, _, logits in model.onnx.run(encodings, self.batch_size):
             scores[index] = logits[:, 0]
         return scores
 
@@ -116,16 +112,10 @@ class Reranker(PooledModel):
         return query[: encoding.offsets[self.max_query_tokens - 1][1]]
 
     def _load(self, folder: Path) -> _Loaded:
-        pairs = open_tokenizer(folder, self.max_length, strategy="only_second")
-        queries = open_tokenizer(folder, None)
-        session = open_session(folder, self.intra_op_threads, self.cache_dir)
-        names = check_inputs(session, "reranker")
-        output = session.get_outputs()[0]
-        pad = pad_id(pairs)
-        ((_, probe),) = batches([pairs.encode("memls", "memory")], 1, names, pad)
-        logits = session.run([output.name], probe)[0]
+        onnx = self._open(folder, strategy="only_second")
+        logits = onnx.probe("memls", "memory")
         if logits.shape != (1, 1):
             raise ValueError(
-                f"reranker output {output.name} has shape {logits.shape}, want [batch, 1]"
+                f"reranker output {onnx.output_name} has shape {logits.shape}, want [batch, 1]"
             )
-        return _Loaded(session, pairs, queries, names, output.name, pad)
+        return _Loaded(onnx, open_tokenizer(folder, None))

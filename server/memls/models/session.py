@@ -6,6 +6,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,3 +148,41 @@ def check_inputs(session: ort.InferenceSession, role: str) -> list[str]:
         expected = "input_ids[, attention_mask, token_type_ids]"
         raise ValueError(f"{role} model inputs {names}: expected {expected}")
     return names
+
+
+@dataclass(frozen=True)
+class Onnx:
+    """A session with the tokenizer that feeds it: batches padded to their longest member."""
+
+    session: ort.InferenceSession
+    tokenizer: Tokenizer
+    input_names: list[str]
+    output_name: str
+    pad: int
+
+    def run(
+        self, encodings: Sequence[Encoding], batch_size: int
+    ) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]]:
+        """(caller indices, feeds, the first output) per batch."""
+        for index, fed in batches(encodings, batch_size, self.input_names, self.pad):
+            yield index, fed, self.session.run([self.output_name], fed)[0]
+
+    def probe(self, text: str, pair: str | None = None) -> np.ndarray:
+        """One run on a short input: proves the model works and shows its output's shape."""
+        ((_, _, out),) = self.run([self.tokenizer.encode(text, pair)], 1)
+        return out
+
+
+def open_onnx(
+    folder: Path,
+    role: str,
+    max_length: int | None,
+    intra_op_threads: int,
+    cache: Path | None = None,
+    strategy: str = "longest_first",
+) -> Onnx:
+    """`folder`'s model.onnx and tokenizer.json, checked for inputs we can feed."""
+    tokenizer = open_tokenizer(folder, max_length, strategy)
+    session = open_session(folder, intra_op_threads, cache)
+    names = check_inputs(session, role)
+    return Onnx(session, tokenizer, names, session.get_outputs()[0].name, pad_id(tokenizer))
