@@ -67,3 +67,53 @@ def test_reads_never_create_a_collection(vengine):
     assert query(vengine, "anything", project="typo-project").results == []
     assert vengine.doctor(p.DoctorParams(project="typo-project")).ok
     assert len(vengine.index.client.list_collections()) == before
+
+
+def _brute_force(vectors, ids, q, passing, n):
+    import numpy as np
+
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    sims = unit @ (q / np.linalg.norm(q))
+    return [ids[k] for k in np.argsort(-sims) if ids[k] in passing][:n]
+
+
+@pytest.mark.parametrize("kinds", [40, 2], ids=["few-pass", "many-pass"])
+def test_nearest_that_pass_the_filters(tmp_path, kinds):
+    """The n nearest that pass the hard filters, when fewer than n of the 2n nearest do: ranked
+    exactly when few pass (as many as there are, however HNSW's graph is built), through the
+    filtered HNSW search when many do (n of them, every one passing)."""
+    import numpy as np
+
+    from memls.index.chroma import EXACT_PASSING, VectorIndex
+
+    rng = np.random.default_rng(3)
+    total = 2 * EXACT_PASSING + 100
+    ids = [f"m{i}" for i in range(total)]
+    vectors = rng.standard_normal((total, 16)).astype(np.float32)
+    kind = {i: f"k{k % kinds}" for k, i in enumerate(ids)}
+    index = VectorIndex(tmp_path)
+    try:
+        for start in range(0, total, 500):
+            chunk = ids[start : start + 500]
+            index.upsert(
+                "alpha", chunk, vectors[start : start + 500], [{"type": kind[i]} for i in chunk]
+            )
+        passing = {i for i in ids if kind[i] == "k1"}
+        assert (len(passing) <= EXACT_PASSING) == (kinds == 40)
+        queries = rng.standard_normal((3, 16)).astype(np.float32)
+        asked: list[list[str]] = []
+
+        def admit(found: list[str]) -> set[str]:
+            asked.append(found)
+            return {i for i in found if i in passing}
+
+        got = index.nearest("alpha", queries, 10, {"type": {"$eq": "k1"}}, admit)
+        for q, hits in zip(queries, got):
+            found = [i for i, _ in hits]
+            assert len(found) == 10 and set(found) <= passing
+            assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+            if kinds == 40:
+                assert found == _brute_force(vectors, ids, q, passing, 10)
+        assert len(asked) == 2  # the unfiltered 2n, then one look again for all three
+    finally:
+        index.close()
