@@ -7,7 +7,8 @@
   with any character, credentials on a command line, a password in prose.
 
 What any of them reports is dropped when its value is a placeholder (`forms.is_placeholder`:
-`<token>`, `$VAR`, `${VAR}`, `PASSWORD`, `xxxxxx`, `sk-...`). Overlapping reports are merged,
+`<token>`, `$VAR`, `${VAR}`, `PASSWORD`, `xxxxxx`, `sk-...`) or a vendor's documented example
+(`examples.is_documented`: `AKIAIOSFODNN7EXAMPLE`). Overlapping reports are merged,
 the more specific kept (a token form before a keyword or an entropy score). The split and
 the choice of readers were measured: docs/secrets.md.
 """
@@ -18,7 +19,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from memls.secrets import forms, leaks, plugins
+from memls.secrets import examples, forms, leaks, plugins
 
 __all__ = ["Finding", "find", "kinds", "redact"]
 
@@ -81,8 +82,12 @@ def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _stands_for_one(kind: str, span: str, word: str) -> bool:
-    """A placeholder (the span, or the word it stands in), or for a password a plain word."""
+    """A placeholder (the span, or the word it stands in), for a password a plain word, and
+    for a token form (detect-secrets gives its forms no entropy floor) one with nothing
+    random in it."""
     if forms.is_placeholder(span) or forms.is_placeholder(word):
+        return True
+    if kind not in _GENERIC_KINDS and kind not in _PASSWORD_KINDS and forms.is_hollow(span):
         return True
     return kind in _PASSWORD_KINDS and (forms.is_plain(span) or forms.is_plain(word))
 
@@ -115,6 +120,8 @@ def find(text: str) -> list[Finding]:
         line = lines[number]
         if rank == _LEAKS:
             at, stop = _whole_token(line, at, stop)
+        if examples.is_documented(line[at:stop]):
+            return  # a vendor's documented example, whichever reader found it
         start, end = offsets[number] + at, offsets[number] + stop
         if kind in _PEM_KINDS or "private-key" in kind:
             close = _PEM_END.search(text, end)

@@ -12,7 +12,7 @@ import binascii
 import re
 from collections.abc import Iterator
 
-__all__ = ["forms", "is_example", "is_placeholder", "is_plain", "is_reference"]
+__all__ = ["forms", "is_example", "is_hollow", "is_placeholder", "is_plain", "is_reference"]
 
 # --- placeholders ---------------------------------------------------------------------------
 
@@ -125,6 +125,19 @@ def is_placeholder(value: str) -> bool:
         or "..." in v
         or "\u2026" in v
     )
+
+
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9]+")
+_WORDS = re.compile(r"[a-z]+|(?:[A-Z][a-z]+){3,}")
+_RANDOM_PART = 8  # characters of the shortest random part of a service's token
+
+
+def is_hollow(token: str) -> bool:
+    """A token in a service's format with nothing random in it: its random part (the longest
+    run of letters and digits) shorter than any service issues, or words (`xoxb-12345-abcd234`,
+    `xoxp-1-initial`, `xoxp-1-SlackAppConfigurationAccessTokenHere`)."""
+    part = max(_RANDOM_RUN.findall(token), key=len, default="")
+    return len(part) < _RANDOM_PART or _WORDS.fullmatch(part) is not None
 
 
 _PLAIN = re.compile(r"^(?:[a-z]+(?:[-_.:/][a-z]+)*|[A-Z]+(?:[-_.:/][A-Z]+)*)$")

@@ -34,6 +34,15 @@ _GENERIC_PLUGINS = _ENTROPY_PLUGINS | {"KeywordDetector"}
 
 # The name of a key that holds a credential, in a configuration or code assignment.
 _SECRET_NAME = re.compile(r"key|token|secret|pass|pwd|auth|cred", re.IGNORECASE)
+# ... unless a word of the name says the key or token is not a credential: one that anyone may
+# read (a public key, a CSRF token a page carries), a database's key, or a name that ends in
+# what is said about the credential rather than the credential (`issuerKeyHash`,
+# `secret_length`, `LLM_SECRET_NAME`, `key_down_event`)
+_NOT_SECRET_BEFORE = frozenset({"public", "primary", "foreign", "csrf", "xsrf"})
+_NOT_SECRET_LAST = frozenset(
+    {"hash", "event", "name", "length", "size", "count", "id", "type", "url", "path", "file"}
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # ... and of a password or a secret, which a person may choose and keep short; a key or a
 # token a service issues has at least _KEY_LENGTH characters
 _PASSWORD_NAME = re.compile(r"pass|pwd|secret|contrase", re.IGNORECASE)
@@ -116,7 +125,7 @@ class _Detector:
         if (
             assignment is None
             or assignment.group("quote")
-            or not _SECRET_NAME.search(assignment.group("name"))
+            or not _credential_name(assignment.group("name"))
         ):
             return
         value = assignment.group("value")
@@ -129,11 +138,30 @@ class _Detector:
                 yield plugin, value
 
 
-def _secret_named(line: str, secret: str) -> bool:
-    """Whether `secret` stands in `line` as the value of a secret-named key."""
+def _credential_name(name: str) -> bool:
+    """A secret-sounding name that names a credential: `api_key`, `clientSecret`, not
+    `public_key`, `primaryKey`, `csrf-token`, `issuerKeyHash`, `secret_length`."""
+    if _SECRET_NAME.search(name) is None:
+        return False
+    words = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", _CAMEL.sub(" ", name)) if w]
+    if words and words[-1] in _NOT_SECRET_LAST and len(words) > 1:
+        return False
+    return not any(
+        a in _NOT_SECRET_BEFORE and _SECRET_NAME.search(b) for a, b in zip(words, words[1:])
+    )
+
+
+def _assigned_to(line: str, secret: str) -> str | None:
+    """The name `secret` is assigned to in `line`, if it is."""
     at = line.find(secret)
     named = _ASSIGNED.search(line[:at]) if at > 0 else None
-    return named is not None and _SECRET_NAME.search(named.group("name")) is not None
+    return named.group("name") if named else None
+
+
+def _secret_named(line: str, secret: str) -> bool:
+    """Whether `secret` stands in `line` as the value of a secret-named key."""
+    name = _assigned_to(line, secret)
+    return name is not None and _credential_name(name)
 
 
 def _short_key(line: str, secret: str) -> bool:
@@ -171,8 +199,10 @@ def line_secrets(line: str) -> Iterator[tuple[str, str, str]]:
     # line keeps its length, so places do not move)
     detector = _get()
     for plugin, secret in detector.line_secrets(line.replace("`", '"')):
-        if plugin is detector.keyword and _short_key(line, secret):
-            continue
+        if plugin is detector.keyword:
+            name = _assigned_to(line, secret)
+            if _short_key(line, secret) or (name is not None and not _credential_name(name)):
+                continue
         yield slug(plugin.secret_type), plugin.secret_type, secret
 
 

@@ -1,0 +1,121 @@
+"""What only shows a credential's format is stored, what could be one is still refused: vendors'
+documented example keys, names where `key` or `token` is not a credential, and tokens of a
+service's format with nothing random in them. All values that are not a vendor's published
+example are FAKE."""
+
+from __future__ import annotations
+
+import pytest
+
+from memls import secrets
+from memls.errors import InvalidInput
+
+# AWS's documented example keys, as its documentation and SDKs print them
+AWS_DOCUMENTED = [
+    "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    'AWS_SECRET_ACCESS_KEY="wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+    "[default]\naws_access_key_id = AKIAI44QH8DHBEXAMPLE\n"
+    "aws_secret_access_key = je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+    "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE AWS_SECRET_ACCESS_KEY="
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "Use the AWS example key AKIAIOSFODNN7EXAMPLE from the docs in unit tests.",
+]
+
+# the same places with keys that could be real: the rule reads the value, not the place
+AWS_REAL_LOOKING = [
+    ("aws_access_key_id = AKIAQ3EGT7QW2M5XZ4NA", "AKIAQ3EGT7QW2M5XZ4NA"),
+    (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYq8Rz2LmN",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYq8Rz2LmN",
+    ),
+    (
+        "[default]\naws_access_key_id = AKIAJ5TQ2V7XW3LK9RMB\n"
+        "aws_secret_access_key = Tq7vK2mZ9xRw4bN8pL3cY6hJ1sD5fG0aQeUiOtWy",
+        "AKIAJ5TQ2V7XW3LK9RMB",
+    ),
+]
+
+
+@pytest.mark.parametrize("text", AWS_DOCUMENTED)
+def test_aws_documented_example_keys_are_stored(text):
+    assert secrets.find(text) == []
+    assert secrets.screen(text, "text", redact_it=False) == text
+
+
+@pytest.mark.parametrize(("text", "secret"), AWS_REAL_LOOKING)
+def test_a_key_in_the_same_place_that_could_be_real_is_refused(text, secret):
+    found = secrets.find(text)
+    assert secret in [text[f.start : f.end] for f in found]
+    with pytest.raises(InvalidInput):
+        secrets.screen(text, "text", redact_it=False)
+
+
+# jwt.io's example token, signed with the secret the page publishes (`your-256-bit-secret`)
+JWT_IO = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwia"
+    "WF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+
+
+def test_a_token_signed_with_a_published_example_secret_is_stored():
+    assert secrets.find(f"SESSION_TOKEN={JWT_IO}") == []
+
+
+def test_the_same_token_with_another_signature_is_refused():
+    header_payload = JWT_IO.rsplit(".", 1)[0]
+    forged = f"{header_payload}.q7Rt2Zx9Lm4Kp8Vw3Nb6Yc1Hd5Jf0Gs2Tq7vK2mZ9xR"
+    (finding,) = secrets.find(f"SESSION_TOKEN={forged}")
+    assert finding.kind == "json-web-token"
+
+
+# a name where `key`, `token` or `secret` is not a credential
+NOT_CREDENTIAL_NAMES = [
+    'public_key = "M0XvqZjxTW3xvboSRt5Mh3dAwVtRMflhbmuaptt0Azn"',
+    'publicToken = "M0XvqZjxTW3xvboSRt5Mh3dAwVtRMflhbmuaptt0Azn"',
+    "primaryKey=0DNRUQxA71p2Td8VKqxryo1nIj7BRd",
+    "foreignKey=03Q2ybv097SHzxgQA6TCvY4dhKMlRd",
+    "csrf-token=ZQ9QsTXUuSnH6av1Ib8pp1xxXHU0BScJXj675eVq30XYqaNUDqN9Nifp28uwCDydesokF5NSAllsNdV4",
+    "issuerKeyHash=OUttYpATIk27f4t3tGolUByxRmXBYQ",
+    "key_down_event=0DVbpag1xYKiuMw7TpHD8BHbNdZU0N",
+    "secret_length = X25519.secret_length",
+    'LLM_SECRET_NAME = "ORDERS-GPT4-API-KEY"',
+]
+
+# ... and the names that do name one, with the same values
+CREDENTIAL_NAMES = [
+    'private_key = "M0XvqZjxTW3xvboSRt5Mh3dAwVtRMflhbmuaptt0Azn"',
+    'accessToken = "M0XvqZjxTW3xvboSRt5Mh3dAwVtRMflhbmuaptt0Azn"',
+    "apiKey=0DNRUQxA71p2Td8VKqxryo1nIj7BRd",
+    "SECRET_KEY_BASE=0J599dTCZWZYvRSZeyx4Ag8SsaxTmknuj64AX6VM2ewMuBY6rfNcAKEI",
+    "client_secret=OUttYpATIk27f4t3tGolUByxRmXBYQ",
+]
+
+
+@pytest.mark.parametrize("text", NOT_CREDENTIAL_NAMES)
+def test_a_name_that_is_not_a_credential_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize("text", CREDENTIAL_NAMES)
+def test_a_credential_named_as_such_is_refused(text):
+    assert secrets.find(text) != []
+
+
+# a service's token format with nothing random in it
+HOLLOW_TOKENS = [
+    "xoxb-12345-abcd234",
+    "xoxe.xoxp-1-initial",
+    "xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere",
+]
+
+
+@pytest.mark.parametrize("text", HOLLOW_TOKENS)
+def test_a_token_with_nothing_random_in_it_is_stored(text):
+    assert secrets.find(text) == []
+
+
+def test_a_token_of_the_same_service_with_a_random_part_is_refused():
+    token = "xoxb-422460291052-4185755453269-YJ2gClNbc7Hrd0APsmYaUSRC"
+    (finding,) = secrets.find(f"the bot posts with {token}")
+    assert finding.kind == "slack-token"
