@@ -96,7 +96,6 @@ def _globals(toks: list[Tok], ev: Evaluator) -> None:
                 continue
             i = _declare(toks, i + 1, ev)
         i += 1
-    return None
 
 
 def _declare(toks: list[Tok], j: int, ev: Evaluator) -> int:
