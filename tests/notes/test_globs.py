@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memls.notes import DEFAULT_GLOBS, default_type, match, matches, note_kind
+from memls.notes.globs import below
 
 
 @pytest.mark.parametrize(
@@ -80,3 +81,21 @@ def test_note_kind_follows_the_globs_given() -> None:
     assert note_kind("NOTES.md", instructions=["NOTES.md"], records=[]) == "instructions"
     assert note_kind("AGENTS.md", instructions=[], records=["*.md"]) == "record"
     assert note_kind("AGENTS.md", instructions=[], records=[]) == ""
+
+
+@pytest.mark.parametrize(
+    "folder, expected",
+    [
+        (".memls", True),  # .memls/**/*.md
+        (".memls/a/b", True),
+        ("docs", True),  # docs/adr/**/*.md
+        ("docs/adr", True),
+        ("docs/other", False),
+        ("src", False),
+        ("AGENTS.md", False),  # the glob names it, nothing inside it
+    ],
+)
+def test_below_says_whether_a_folder_can_hold_a_note(folder: str, expected: bool) -> None:
+    globs = ("AGENTS.md", ".memls/**/*.md", "docs/adr/**/*.md")
+    assert below(folder, globs) is expected
+    assert below(folder, ("**/AGENTS.md",))  # an AGENTS.md can be in any folder

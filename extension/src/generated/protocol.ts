@@ -622,6 +622,15 @@ export interface ReconfirmResult {
   memory: Memory;
   project: string;
 }
+/**
+ * A path a note glob names that the owner does not read: a link (to a file or a folder)
+ * that leads out of the project's folder, or round a loop of links.
+ */
+export interface RefusedNote {
+  message: string;
+  target: string;
+  uri: string;
+}
 export interface ReindexParams {
   project?: string | null;
 }
@@ -761,6 +770,7 @@ export interface WatchResult {
   indexed: boolean;
   notes?: NoteFile[];
   project: string;
+  refused?: RefusedNote[];
   watching: boolean;
 }
 /**

@@ -29,7 +29,8 @@ def watch(
     r: protocol.WatchResult = _call("watch", protocol.WatchParams, {"project": _folder(folder)})
     state = "watched" if r.watching else "recorded (no daemon runs: indexed once now)"
     read = f"{len(r.notes)} note file(s) indexed" if r.indexed else "its notes are still being read"
-    _emit(r, as_json, f"{r.project}: {state}; {read}")
+    refused = [f"  not read: {link.message}" for link in r.refused]
+    _emit(r, as_json, "\n".join([f"{r.project}: {state}; {read}", *refused]))
 
 
 @app.command()

@@ -163,9 +163,14 @@ class LocalEngine(Engine):
         if self.notes_watcher is not None:
             return self.notes_watcher.watch(project, self.front, params.wait)
         added = self.add_watched(project, self.front)
-        notes = NoteWatcher(self, self._sync_from_disk).scan_once(project)
+        notes, refused = NoteWatcher(self, self._sync_from_disk).scan_once(project)
         return protocol.WatchResult(
-            project=project, added=added, watching=False, indexed=True, notes=notes
+            project=project,
+            added=added,
+            watching=False,
+            indexed=True,
+            notes=notes,
+            refused=refused,
         )
 
     def unwatch(self, params: protocol.UnwatchParams) -> protocol.UnwatchResult:

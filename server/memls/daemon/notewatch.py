@@ -10,6 +10,11 @@ editor and an agent on one folder see the same notes, indexed once.
   within a bound (`memory/watch`'s `wait`).
 - A scan finds the project's note files by glob (`[notes] globs`), syncs each one (unchanged
   units stay, `Notes.sync_note`) and forgets the units of notes that went while no owner ran.
+- Nothing outside the project's folder is read as its note (`notes.files`): a link that leads
+  out (or round a loop) is not followed and is named in the log and in `memory/watch`'s
+  `refused`, at each scan; every read checks again as it opens the file. A link inside the
+  folder is read once, under the name of its target. A change to a link, or in a folder
+  reached through one, makes its project scanned again.
 - Watching is cheap: `notes.files.watch_folders` (no recursive watch of the tree), one
   watchfiles thread for every project; a folder that appears or goes makes its project
   scanned again.
@@ -33,8 +38,9 @@ from pygls import uris
 from memls import protocol
 from memls.daemon.folders import follow
 from memls.errors import InvalidInput, MemlsError
+from memls.files import LeadsOut
 from memls.notes import default_type, matches, note_kind
-from memls.notes.files import Unreadable, discover, read_disk, watch_folders
+from memls.notes.files import Unreadable, find, read_note, watch_folders
 
 log = logging.getLogger("memls.daemon.notewatch")
 
@@ -63,6 +69,12 @@ class _Project:
         self.scanned = threading.Event()
         self.notes: dict[str, protocol.NoteFile] = {}
         self.folders: set[Path] = set()
+        self.links: set[Path] = set()  # links a glob names (or could find notes in)
+        self.linked_folders: set[Path] = set()  # folders reached through a link
+        # notes no glob names, read as the target of a link that one names -> the link's path
+        # relative to the project (which says their kind)
+        self.targets: dict[Path, str] = {}
+        self.refused: dict[str, protocol.RefusedNote] = {}
         self.fresh = False  # a reading stored units not yet waited for (embedded, checked)
 
 
@@ -129,6 +141,7 @@ class NoteWatcher:
             watching=True,
             indexed=indexed,
             notes=self.notes_of(project),
+            refused=self.refused_of(project),
         )
 
     def unwatch(self, project: str) -> bool:
@@ -143,6 +156,11 @@ class NoteWatcher:
             state = self._projects.get(project)
             return sorted(state.notes.values(), key=lambda n: n.uri) if state else []
 
+    def refused_of(self, project: str) -> list[protocol.RefusedNote]:
+        with self._lock:
+            state = self._projects.get(project)
+            return sorted(state.refused.values(), key=lambda r: r.uri) if state else []
+
     def editor_sync(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         """An editor's sync: from its open buffer (`open`: the file is held, the watcher leaves
         it alone) or from the disk (released). Never interleaved with the watcher's own read
@@ -156,13 +174,13 @@ class NoteWatcher:
                     self._held.discard(result.uri)
         return result
 
-    def scan_once(self, project: str) -> list[protocol.NoteFile]:
+    def scan_once(self, project: str) -> tuple[list[protocol.NoteFile], list[protocol.RefusedNote]]:
         """Index a project's notes now, on this thread (a process that does not watch)."""
         state = _Project(folder_of(project))
         with self._lock:
             self._projects[project] = state
         self._scan(project)
-        return self.notes_of(project)
+        return self.notes_of(project), self.refused_of(project)
 
     # ------------------------------------------------------------ the queue
 
@@ -194,7 +212,7 @@ class NoteWatcher:
                 if what == "scan":
                     self._scan(project)
                 else:
-                    self._file(project, Path(what))
+                    self._file(project, Path(what), self._kind_name(project, Path(what)))
             except MemlsError as error:  # the project's folder went, a bad note
                 log.warning("notes of %s not indexed: %s", project, error)
             except Exception:  # one project's failure must not stop the watcher
@@ -208,14 +226,23 @@ class NoteWatcher:
         state = self._projects.get(project)
         if state is None or not state.root.is_dir():
             return
-        found = discover(state.root, self.globs)
-        seen = {self._file(project, path) for path in found}
+        found = find(state.root, self.globs)
+        self._refuse(project, state, found.refused)
+        with self._lock:
+            linked_before = {uris.from_fs_path(str(path)) for path in state.targets}
+            state.links, state.linked_folders = found.links, found.linked_folders
+            state.targets = {
+                path: relative
+                for path, relative in found.notes.items()
+                if relative != path.relative_to(state.root).as_posix()
+            }
+        seen = {self._file(project, path, relative) for path, relative in found.notes.items()}
         for uri in self.engine.note_uris(project):
-            if uri not in seen and self._mine(project, uri):
+            if uri not in seen and (uri in linked_before or self._mine(project, uri)):
                 with self._syncing:
                     if not self._is_held(uri):
                         self._sync_text(project, uri, None)
-        folders = watch_folders(state.root, self.globs, found)
+        folders = watch_folders(state.root, self.globs, found.notes) | found.linked_folders
         with self._lock:
             changed = folders != state.folders
             state.folders = folders
@@ -223,6 +250,29 @@ class NoteWatcher:
                 self._gap.add(project)
         if changed:
             self._restart.set()
+
+    def _refuse(self, project: str, state: _Project, refused: list[LeadsOut]) -> None:
+        """Links not followed: each named in the log at every scan, and kept for
+        `memory/watch`'s answer (an editor shows them on the link)."""
+        for link in refused:
+            log.warning("not read as a note of %s: %s", project, link)
+        with self._lock:
+            state.refused = {
+                uri: protocol.RefusedNote(uri=uri, target=link.target or "", message=str(link))
+                for link in refused
+                if (uri := uris.from_fs_path(str(link.path)) or "")
+            }
+
+    def _rescan(self, project: str) -> None:
+        with self._lock:
+            if (project, "scan") not in self._queue:
+                self._queue.append((project, "scan"))
+            self._lock.notify_all()
+
+    def _kind_name(self, project: str, path: Path) -> str | None:
+        with self._lock:
+            state = self._projects.get(project)
+            return state.targets.get(path) if state is not None else None
 
     def _mine(self, project: str, uri: str) -> bool:
         path = uris.to_fs_path(uri)
@@ -237,21 +287,37 @@ class NoteWatcher:
         with self._lock:
             return uri in self._held
 
-    def _file(self, project: str, path: Path) -> str:
+    def _file(self, project: str, path: Path, kind_name: str | None = None) -> str | None:
+        """Read one note (found by a scan, or changed) and sync it. None when `path` is not
+        the note it was (it became a link, in or out of the folder): nothing is read, and
+        a scan, queued, sorts out what it is now."""
         uri = uris.from_fs_path(str(path)) or ""
+        state = self._projects.get(project)
+        if state is None:
+            return None
         with self._syncing:
             if self._is_held(uri):
                 return uri
             try:
-                text = read_disk(path)
+                name, text = read_note(state.root, path)
+            except LeadsOut:
+                self._rescan(project)
+                return None
             except Unreadable as exc:
                 log.warning("not indexing %s", exc)  # keep what was indexed before
                 return uri
-            self._sync_text(project, uri, text)
+            if name != path:
+                self._rescan(project)
+                return None
+            self._sync_text(project, uri, text, kind_name)
         return uri
 
-    def _sync_text(self, project: str, uri: str, text: str | None) -> None:
-        relative = Path(uris.to_fs_path(uri) or "").relative_to(project).as_posix()
+    def _sync_text(
+        self, project: str, uri: str, text: str | None, kind_name: str | None = None
+    ) -> None:
+        """Sync a note; its kind and default type by its path in the project, or by
+        `kind_name` (the path of the link it was found by)."""
+        relative = kind_name or Path(uris.to_fs_path(uri) or "").relative_to(project).as_posix()
         result = self._sync(
             protocol.SyncNoteParams(
                 uri=uri,
@@ -311,9 +377,15 @@ class NoteWatcher:
                     continue
                 state = self._projects[project]
                 relative = path.relative_to(project).as_posix()
-                if path.is_dir() or (change == watchfiles.Change.deleted and path in state.folders):
-                    task = (project, "scan")  # a folder came or went
-                elif matches(relative, self.globs):
+                if (
+                    path.is_dir()
+                    or (change == watchfiles.Change.deleted and path in state.folders)
+                    or path.is_symlink()
+                    or path in state.links
+                    or path.parent in state.linked_folders
+                ):
+                    task = (project, "scan")  # a folder or a link came, went or changed
+                elif matches(relative, self.globs) or path in state.targets:
                     task = (project, str(path))
                 else:
                     continue

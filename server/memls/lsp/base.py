@@ -48,6 +48,9 @@ class ServerBase(LanguageServer):
         self.indexed: dict[str, str] = {}  # note uri -> project (kept by NoteSync)
         # note uri -> the secrets its text holds (kept by NoteSync, shown by Publisher)
         self.note_secrets: dict[str, list[protocol.NoteSecret]] = {}
+        # project -> link uri -> a link the owner does not follow (kept by NoteSync, shown by
+        # Publisher on the link)
+        self.note_refused: dict[str, dict[str, protocol.RefusedNote]] = {}
         self.open_error: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[Any]] = set()

@@ -162,6 +162,23 @@ def for_secrets(
     return out
 
 
+def for_refused(found: protocol.RefusedNote | None) -> list[types.Diagnostic]:
+    """A Warning at the top of a link a note glob names that memls does not read: it leads out
+    of the project's folder (or round a loop of links), and nothing outside is a note."""
+    if found is None:
+        return []
+    top = types.Position(line=0, character=0)
+    return [
+        types.Diagnostic(
+            range=types.Range(start=top, end=top),
+            severity=types.DiagnosticSeverity.Warning,
+            source=SOURCE,
+            code="link-outside",
+            message=f"Not read as a note: {found.message}",
+        )
+    ]
+
+
 def actions(diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
     """For each memls diagnostic: supersede the older, dismiss, open the other statement; for
     a superseded/amended note's hint: open the newer record."""

@@ -67,12 +67,17 @@ class NoteSync(ServerBase):
         except MemlsError as exc:
             log.warning("the notes of %s are not watched: %s", folder.path, exc)
             return 0
-        self._take(folder.project, result.notes)
+        self._take(folder.project, result.notes, result.refused)
         return len(result.notes)
 
-    def _take(self, project: str, found: list[protocol.NoteFile]) -> None:
-        """The owner's list of the project's notes (and their secrets) replaces ours."""
-        changed = False
+    def _take(
+        self, project: str, found: list[protocol.NoteFile], refused: list[protocol.RefusedNote]
+    ) -> None:
+        """The owner's list of the project's notes (and their secrets) replaces ours, and so
+        does its list of the links it does not follow (shown on each link)."""
+        links = {r.uri: r for r in refused}
+        changed = self.note_refused.get(project, {}) != links
+        self.note_refused[project] = links
         mine = {uri for uri, p in self.indexed.items() if p == project}
         listed = {n.uri for n in found}
         for uri in mine - listed:
@@ -115,9 +120,11 @@ class NoteSync(ServerBase):
         return folder
 
     async def _sync_uri(self, uri: str, refresh: bool = True, takeover: bool = False) -> None:
-        """An open buffer (or, once it is closed, the disk) synced to the owner."""
+        """An open buffer (or, once it is closed, the disk) synced to the owner, under the
+        note's name: a link's target's, when it is a link inside the folder."""
         folder = self.note_folder(uri)
-        if folder is None or self.engine is None:
+        synced = None if folder is None else notes.note_uri(uri, folder.path)
+        if folder is None or synced is None or self.engine is None:
             return
         doc = self.workspace.text_documents.get(uri)
         if doc is not None:
@@ -125,14 +132,15 @@ class NoteSync(ServerBase):
         else:
             path = Path(uris.to_fs_path(uri) or "")
             try:
-                text = await asyncio.get_running_loop().run_in_executor(
-                    self.pool, notes.read_disk, path
+                name, text = await asyncio.get_running_loop().run_in_executor(
+                    self.pool, notes.read_note, folder.path, path
                 )
-            except notes.Unreadable as exc:
+            except (notes.Unreadable, notes.LeadsOut) as exc:
                 log.warning("not indexing %s", exc)  # keep what was indexed before
                 return
+            synced = uris.from_fs_path(str(name)) or synced
         params = protocol.SyncNoteParams(
-            uri=uri,
+            uri=synced,
             text=text,
             project=folder.project,
             default_type=notes.note_type(uri, folder.path),  # type: ignore[arg-type]
@@ -149,12 +157,12 @@ class NoteSync(ServerBase):
             else:
                 result = await self.run("sync_note", params)
         except MemlsError as exc:
-            log.warning("indexing %s failed: %s", uri, exc)
+            log.warning("indexing %s failed: %s", synced, exc)
             return
-        first = uri not in self.indexed
-        self.indexed[uri] = folder.project
-        secrets_changed = self.note_secrets.get(uri, []) != result.secrets
-        self.note_secrets[uri] = result.secrets
+        first = synced not in self.indexed
+        self.indexed[synced] = folder.project
+        secrets_changed = self.note_secrets.get(synced, []) != result.secrets
+        self.note_secrets[synced] = result.secrets
         # pairs read before may sit in this note, and its secrets are shown as they change
         if (refresh and first) or secrets_changed:
             self.publish(folder.project)

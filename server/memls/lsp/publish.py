@@ -1,7 +1,8 @@
 """Diagnostics: the open contradictions of each of this window's projects, published on the
-notes they sit in. A project's open pairs are read once (at start, and when a change touches a
-memory of a shown pair); a `memory/conflicts` notification carries the new pairs itself, so
-they are shown without asking the engine again."""
+notes they sit in, with the secrets of notes and the links to notes that are not read. A
+project's open pairs are read once (at start, and when a change touches a memory of a shown
+pair); a `memory/conflicts` notification carries the new pairs itself, so they are shown
+without asking the engine again."""
 
 from __future__ import annotations
 
@@ -83,14 +84,16 @@ class Publisher(ServerBase):
             for uri, found in self.note_secrets.items()
             if found and self.indexed.get(uri) == project
         }
+        refused = self.note_refused.get(project, {})
         previous = self.published.get(project, set())
-        for uri in previous | set(by_uri) | set(links) | set(leaks):
+        for uri in previous | set(by_uri) | set(links) | set(leaks) | set(refused):
             doc = self.workspace.text_documents.get(uri)
             lines = split_lines(doc.source) if doc is not None else None
             items = diag.for_document(uri, by_uri.get(uri, []), lines)
             items += diag.for_links(uri, links.get(uri, []), lines)
             items += diag.for_secrets(leaks.get(uri, []), lines)
+            items += diag.for_refused(refused.get(uri))
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
             )
-        self.published[project] = set(by_uri) | set(links) | set(leaks)
+        self.published[project] = set(by_uri) | set(links) | set(leaks) | set(refused)

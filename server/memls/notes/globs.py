@@ -89,3 +89,29 @@ def note_kind(
     if matches(relative_posix_path, records):
         return "record"
     return ""
+
+
+def below(relative_posix_folder: str, globs: Iterable[str]) -> bool:
+    """True if a glob can match a path inside the folder (`.memls` for `.memls/**/*.md`,
+    `docs` for `docs/adr/**/*.md`, any folder for `**/AGENTS.md`)."""
+    folder = _parts(relative_posix_folder)
+    for glob in (globs,) if isinstance(globs, str) else globs:
+        pattern = _parts(glob)
+        positions = {0}  # how many folder segments the glob parts so far can have consumed
+        for part in pattern:
+            if len(folder) in positions:
+                break  # the rest of the glob names what is inside the folder
+            if part == "**":
+                positions = set(range(min(positions), len(folder) + 1))
+            else:
+                positions = {
+                    p + 1 for p in positions if p < len(folder) and fnmatchcase(folder[p], part)
+                }
+            if not positions:
+                break
+        else:
+            if not (pattern and pattern[-1] == "**" and len(folder) in positions):
+                continue
+        if len(folder) in positions:
+            return True
+    return False

@@ -28,12 +28,22 @@ class NoteFile(Wire):
     secrets: list[NoteSecret] = []  # its units are indexed with these redacted
 
 
+class RefusedNote(Wire):
+    """A path a note glob names that the owner does not read: a link (to a file or a folder)
+    that leads out of the project's folder, or round a loop of links."""
+
+    uri: str  # the link
+    target: str  # where it leads ("" for a loop)
+    message: str  # the warning, naming the link
+
+
 class WatchResult(Wire):
     project: str
     added: bool  # the project was not watched before
     watching: bool  # the owner follows its changes (false: indexed once by a passing process)
     indexed: bool  # the notes are in the record (false: still being read after `wait`)
     notes: list[NoteFile] = []
+    refused: list[RefusedNote] = []  # links not followed: nothing outside the folder is read
 
 
 class UnwatchParams(Wire):
