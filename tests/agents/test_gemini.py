@@ -67,6 +67,7 @@ class Demo:
 class Session:
     requests: list[dict[str, Any]]  # the main-loop requests, in order
     stdout: str
+    observed: bool  # the observer server had been started by the end of it
 
 
 def session(demo: Demo, script: list[Call | str], flags: list[str]) -> Session:
@@ -78,7 +79,7 @@ def session(demo: Demo, script: list[Call | str], flags: list[str]) -> Session:
     assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
     assert requests, "Gemini CLI sent its model no main-loop request"
     assert paths == {f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse"}, paths
-    return Session(requests, done.stdout)
+    return Session(requests, done.stdout, demo.initialize.exists())
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +157,12 @@ def test_memls_tools_are_offered_with_their_schemas(allowed):
 def test_headless_offers_no_memls_tool_unless_allowed(not_allowed):
     assert declarations(not_allowed.requests[0]), "no tools at all"
     assert not memls_tools(not_allowed.requests[0])
+
+
+def test_allowing_memls_starts_no_other_server(allowed, not_allowed):
+    """The allowed servers are the only ones started: the observer (in the user's settings)
+    ran in the session that allowed none, not in the one that allowed memls, which ran first."""
+    assert not allowed.observed and not_allowed.observed
 
 
 def test_gemini_cli_declares_roots(not_allowed, demo):
