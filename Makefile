@@ -33,9 +33,10 @@ test: $(STAMP) lint
 	@status=0; $(PY) -m pytest -q $(PYTEST_ARGS) || status=1; \
 	  [ -n "$(SKIP_EXTENSION)" ] || bash extension/scripts/test.sh || status=1; exit $$status
 
-# The real agents' tests alone (tests/agents: Claude Code and the Codex CLI headless, their
-# models scripted on loopback; `make test` runs them too). tests/agents/setup.sh installs the
-# pinned binaries from npm into ~/.cache/memls-agents once ($$MEMLS_AGENTS_CACHE for another).
+# The real agents' tests alone (tests/agents: Claude Code, the Codex CLI and the Gemini CLI
+# headless, their models scripted on loopback; `make test` runs them too). tests/agents/setup.sh
+# installs the pinned binaries from npm into ~/.cache/memls-agents once ($$MEMLS_AGENTS_CACHE
+# for another).
 agents: $(STAMP)
 	$(PY) -m pytest -q -n 0 tests/agents
 

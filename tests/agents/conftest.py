@@ -17,8 +17,8 @@ BANNER = "#" * 86
 
 @pytest.fixture(scope="session")
 def agent_bins() -> dict[str, Path]:
-    """The pinned `claude` and `codex` binaries. If they cannot be installed here, every
-    test that needs them is skipped, loudly."""
+    """The pinned `claude`, `codex` and `gemini` binaries. If they cannot be installed here,
+    every test that needs them is skipped, loudly."""
     try:
         done = subprocess.run(
             ["bash", str(SETUP)], capture_output=True, text=True, timeout=900, check=False
@@ -28,9 +28,9 @@ def agent_bins() -> dict[str, Path]:
         failure = str(exc)
     if failure is not None:
         message = (
-            f"\n{BANNER}\n## SKIPPED: the real agents (Claude Code, Codex CLI) cannot be installed "
-            f"here:\n## {failure}\n## (tests/agents/setup.sh needs npm and the npm registry)\n"
-            f"{BANNER}"
+            f"\n{BANNER}\n## SKIPPED: the real agents (Claude Code, Codex CLI, Gemini CLI) cannot "
+            f"be installed here:\n## {failure}\n"
+            f"## (tests/agents/setup.sh needs npm and the npm registry)\n{BANNER}"
         )
         sys.stderr.write(message + "\n")
         warnings.warn(message, stacklevel=1)
@@ -39,6 +39,7 @@ def agent_bins() -> dict[str, Path]:
     bins = {
         "claude": cache / "claude-code-2.1.197" / "node_modules" / ".bin" / "claude",
         "codex": cache / "codex-0.169.0" / "node_modules" / ".bin" / "codex",
+        "gemini": cache / "gemini-cli-0.61.0" / "node_modules" / ".bin" / "gemini",
     }
     for path in bins.values():
         assert os.access(path, os.X_OK), f"setup.sh said it installed {path}"

@@ -3,10 +3,12 @@
 `MessagesAPI` speaks the Anthropic Messages API as Claude Code calls it (`POST
 /v1/messages?beta=true`, `"stream": true`, answered as server-sent events); `ResponsesAPI`
 speaks the OpenAI Responses API as the Codex CLI calls it (`POST <base_url>/responses`,
-streamed). Each records every request body it gets, in order, and answers from a script: a
-list of steps, each the tool call to make next (name, input) or the final text. The agent
-runs the tool and sends its result in the next request; the script advances one step per
-main-loop request that carries the previous step's result.
+streamed); `GeminiAPI` speaks the Gemini API as the Gemini CLI calls it (`POST
+/v1beta/models/<model>:streamGenerateContent?alt=sse`). Each records every request body it
+gets, in order, and answers from a script: a list of steps, each the tool call to make next
+(name, input) or the final text. The agent runs the tool and sends its result in the next
+request; the script advances one step per main-loop request that carries the previous step's
+result.
 
 What the pinned binaries send (read from the recorded bodies):
 
@@ -28,6 +30,18 @@ What the pinned binaries send (read from the recorded bodies):
   <cwd>") and the environment, the prompt; the result comes back as a
   `function_call_output` whose `output` is "Wall time: ... seconds\nOutput:\n<the tool's
   structured result as JSON>" (a list of `input_text` items for an error).
+- Gemini CLI 0.61.0 (`GOOGLE_GEMINI_BASE_URL`, API-key auth, a named model): `POST
+  /v1beta/models/<model>:streamGenerateContent?alt=sse` with headers `x-goog-api-key` and
+  `x-goog-api-client: google-genai-sdk/...`; nothing else in `-p`. Body keys: contents,
+  systemInstruction, tools, generationConfig (temperature, topP, topK, thinkingConfig). `tools`
+  is one `{"functionDeclarations": [...]}`: its own tools and `mcp_<server>_<tool>` with
+  `name`, `description`, `parametersJsonSchema` (the server's inputSchema plus a
+  `wait_for_previous` boolean of its own). In `contents`: a user turn holding the session
+  context (date, workspace folders, a directory listing, the MCP servers' instructions) and
+  the prompt; the model's `functionCall` (`id`, `name`, `args`) comes back in a model turn,
+  its result in the next user turn as `{"functionResponse": {"id", "name", "response":
+  {"output": <the tool's text content>}}}`. Each answer is a GenerateContentResponse, one
+  `data:` event (no event names).
 """
 
 from __future__ import annotations
@@ -125,6 +139,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_data_events(self, values: list[Any]) -> None:
+        """Server-sent events with no event names: one `data: <json>` each."""
+        data = "".join(f"data: {json.dumps(value)}\n\n" for value in values).encode()
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -400,3 +423,80 @@ class ResponsesAPI(_Server):
                 },
             ),
         ]
+
+
+# ---- Gemini API (Gemini CLI)
+
+
+def declarations(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The request's function declarations (every `tools` entry's), by name."""
+    return {
+        d["name"]: d
+        for t in body.get("tools") or []
+        if isinstance(t, dict)
+        for d in t.get("functionDeclarations") or []
+    }
+
+
+def function_responses(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The functionResponse parts of the request's user turns, by id."""
+    return {
+        part["functionResponse"].get("id", ""): part["functionResponse"]
+        for c in body.get("contents") or []
+        if c.get("role") == "user"
+        for part in c.get("parts") or []
+        if isinstance(part, dict) and "functionResponse" in part
+    }
+
+
+class GeminiAPI(_Server):
+    """Gemini CLI's model: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse`, each
+    answer a GenerateContentResponse as one server-sent `data:` event (`:generateContent`,
+    unstreamed, gets the same object as JSON). A main-loop request is one that offers
+    function declarations; a `Call` is answered with a `functionCall` part whose `id` the
+    binary hands back on the `functionResponse` that carries the result."""
+
+    def __init__(self, script: list[Call | str]) -> None:
+        super().__init__(is_main=lambda body: bool(declarations(body)), script=script)
+
+    def answer(self, handler: _Handler, path: str, body: dict[str, Any]) -> None:
+        route = path.split("?")[0]
+        prefix = "/v1beta/models/"
+        model, _, method = route.removeprefix(prefix).partition(":")
+        if not route.startswith(prefix) or method not in (
+            "streamGenerateContent",
+            "generateContent",
+        ):
+            handler.send_json(404, {"error": {"code": 404, "message": f"no route {route}"}})
+            return
+        main = self.is_main(body)
+        with self.lock:
+            self.requests.append(Recorded(path, body, main))
+        done = sum(1 for k in function_responses(body) if k.startswith("call_script_"))
+        step = self.step(done) if main else "Deploy question"
+        response = self._response(model, step, done)
+        if method == "streamGenerateContent":
+            handler.send_data_events([response])
+        else:
+            handler.send_json(200, response)
+
+    @staticmethod
+    def _response(model: str, step: Call | str, n: int) -> dict[str, Any]:
+        if isinstance(step, Call):
+            part: dict[str, Any] = {
+                "functionCall": {"id": f"call_script_{n}", "name": step.name, "args": step.input}
+            }
+        else:
+            part = {"text": step}
+        return {
+            "candidates": [
+                {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 5,
+                "totalTokenCount": 15,
+            },
+            "modelVersion": model,
+            "responseId": f"resp_script_{n}",
+        }
