@@ -64,6 +64,7 @@ class _Project:
         self.notes: dict[str, protocol.NoteFile] = {}
         self.folders: set[Path] = set()
         self.fresh = False  # a reading stored units not yet waited for (embedded, checked)
+        self.waiting: list[threading.Event] = []  # set when the next reading to start is done
 
 
 class NoteWatcher:
@@ -109,15 +110,21 @@ class NoteWatcher:
 
     # ------------------------------------------------------------ what fronts ask
 
-    def watch(self, project: str, via: str, wait: float) -> protocol.WatchResult:
+    def watch(
+        self, project: str, via: str, wait: float, reread: bool = False
+    ) -> protocol.WatchResult:
+        """Watch the project (its first reading queued first) and answer once it has been
+        read, within `wait`; `reread`: once it has been read again from now (a reading that
+        started before this call does not count: a change it missed would be missed)."""
         folder_of(project)
         with self._lock:
             known = project in self._projects
         # a project already watched costs no write: a hook names its project on every prompt
         added = False if known else bool(self.engine.add_watched(project, via))
         state = self._add(project, first=True)
+        read = self._reread(project, state) if reread else state.scanned
         started = time.monotonic()
-        indexed = state.scanned.wait(wait) if wait > 0 else state.scanned.is_set()
+        indexed = read.wait(wait) if wait > 0 else read.is_set()
         if indexed and state.fresh and wait > 0:
             # the first answer after a reading also waits (bounded) for its units' embedding
             # and contradiction check: a recall then shows a contested line with its other side
@@ -182,14 +189,32 @@ class NoteWatcher:
             self._lock.notify_all()
             return state
 
+    def _reread(self, project: str, state: _Project) -> threading.Event:
+        """An event set when a reading of the project that starts after now is done: its scan
+        is queued first (one already queued, not started, serves)."""
+        done = threading.Event()
+        with self._lock:
+            state.waiting.append(done)
+            try:
+                self._queue.remove((project, "scan"))
+            except ValueError:
+                pass  # none queued, or being scanned now (it read before this call)
+            self._queue.appendleft((project, "scan"))
+            self._lock.notify_all()
+        return done
+
     def _work(self) -> None:
         while not self._stop.is_set():
+            waiting: list[threading.Event] = []
             with self._lock:
                 while not self._queue and not self._stop.is_set():
                     self._lock.wait()
                 if self._stop.is_set():
                     return
                 project, what = self._queue.popleft()
+                started = self._projects.get(project)
+                if what == "scan" and started is not None:  # who waits for a reading from now
+                    waiting, started.waiting = started.waiting, []
             try:
                 if what == "scan":
                     self._scan(project)
@@ -203,6 +228,8 @@ class NoteWatcher:
                 state = self._projects.get(project)
                 if what == "scan" and state is not None:
                     state.scanned.set()
+                for done in waiting:
+                    done.set()
 
     def _scan(self, project: str) -> None:
         state = self._projects.get(project)
