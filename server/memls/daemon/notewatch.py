@@ -1,13 +1,14 @@
 """The owner's note watcher: every project a front names (an editor's workspace folder, an
-agent's root, `--project` of `memls mcp`, the hooks and the CLI's `context` and `query`) has
-its notes (AGENTS.md, CLAUDE.md, `.memls/`, decision records, rules files) indexed and
-followed by the process that owns the store, so an agent with no editor open has them, and an
-editor and an agent on one folder see the same notes, indexed once.
+agent's root, `--project` of `memls mcp`, the hooks and the CLI's `context`, `query` and
+`check`) has its notes (AGENTS.md, CLAUDE.md, `.memls/`, decision records, rules files) indexed
+and followed by the process that owns the store, so an agent with no editor open has them, and
+an editor and an agent on one folder see the same notes, indexed once.
 
 - The watched set is in the store (`watched_projects`): it survives a restart. At start each
   project is queued for a scan, in the background and one at a time (the daemon answers at
   once); a front that names a project moves it to the head of the queue and waits for it,
-  within a bound (`memory/watch`'s `wait`).
+  within a bound (`memory/watch`'s `wait`); with `reread` (`memls check`) it waits for a
+  reading that starts after it asked.
 - A scan finds the project's note files by glob (`[notes] globs`), syncs each one (unchanged
   units stay, `Notes.sync_note`) and forgets the units of notes that went while no owner ran.
 - Watching is cheap: `notes.files.watch_folders` (no recursive watch of the tree), one
