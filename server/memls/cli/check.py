@@ -18,13 +18,21 @@ import typer
 
 from memls import protocol
 from memls.cli import findings, sarif
-from memls.cli.common import FLAGS, JsonOpt, ProjectOpt, State, _params, app
+from memls.cli.common import FLAGS, JsonOpt, State, _params, app, folder_key
 from memls.daemon import open_engine
 from memls.daemon.handle import EngineHandle
 from memls.errors import InvalidInput, MemlsError, NotFound, Refused
 
 FAIL_ON = ("none", "any", *protocol.FINDING_KINDS)
 WATCH_WAIT_MAX = 60.0  # memory/watch's own bound; the rest of --wait goes to the flush
+FolderOpt = typer.Option(
+    None,
+    "--project",
+    "-p",
+    callback=folder_key,
+    help="The project's folder (required; keyed by its absolute path, as the editor and the "
+    "agents key it).",
+)
 
 
 def fail_kinds(values: list[str]) -> set[str]:
@@ -71,7 +79,7 @@ def gather(engine: EngineHandle, project: str, wait: float) -> protocol.CheckRep
 
 @app.command()
 def check(
-    project: Optional[str] = ProjectOpt,
+    project: Optional[str] = FolderOpt,
     as_json: bool = JsonOpt,
     as_sarif: bool = typer.Option(
         False, "--sarif", help="Print a SARIF 2.1.0 log on stdout (code scanning)."
