@@ -763,6 +763,7 @@ export interface Verdict {
  */
 export interface WatchParams {
   project?: string | null;
+  reread?: boolean;
   wait?: number;
 }
 export interface WatchResult {

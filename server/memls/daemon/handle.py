@@ -161,7 +161,7 @@ class LocalEngine(Engine):
         the project for the next owner and indexes its notes once."""
         project = str(folder_of(project_key(params.project)))
         if self.notes_watcher is not None:
-            return self.notes_watcher.watch(project, self.front, params.wait)
+            return self.notes_watcher.watch(project, self.front, params.wait, params.reread)
         added = self.add_watched(project, self.front)
         notes, refused = NoteWatcher(self, self._sync_from_disk).scan_once(project)
         return protocol.WatchResult(

@@ -1,13 +1,14 @@
 """The owner's note watcher: every project a front names (an editor's workspace folder, an
-agent's root, `--project` of `memls mcp`, the hooks and the CLI's `context` and `query`) has
-its notes (AGENTS.md, CLAUDE.md, `.memls/`, decision records, rules files) indexed and
-followed by the process that owns the store, so an agent with no editor open has them, and an
-editor and an agent on one folder see the same notes, indexed once.
+agent's root, `--project` of `memls mcp`, the hooks and the CLI's `context`, `query` and
+`check`) has its notes (AGENTS.md, CLAUDE.md, `.memls/`, decision records, rules files) indexed
+and followed by the process that owns the store, so an agent with no editor open has them, and
+an editor and an agent on one folder see the same notes, indexed once.
 
 - The watched set is in the store (`watched_projects`): it survives a restart. At start each
   project is queued for a scan, in the background and one at a time (the daemon answers at
   once); a front that names a project moves it to the head of the queue and waits for it,
-  within a bound (`memory/watch`'s `wait`).
+  within a bound (`memory/watch`'s `wait`); with `reread` (`memls check`) it waits for a
+  reading that starts after it asked.
 - A scan finds the project's note files by glob (`[notes] globs`), syncs each one (unchanged
   units stay, `Notes.sync_note`) and forgets the units of notes that went while no owner ran.
 - Nothing outside the project's folder is read as its note (`notes.files`): a link that leads
@@ -76,6 +77,7 @@ class _Project:
         self.targets: dict[Path, str] = {}
         self.refused: dict[str, protocol.RefusedNote] = {}
         self.fresh = False  # a reading stored units not yet waited for (embedded, checked)
+        self.waiting: list[threading.Event] = []  # set when the next reading to start is done
 
 
 class NoteWatcher:
@@ -121,15 +123,21 @@ class NoteWatcher:
 
     # ------------------------------------------------------------ what fronts ask
 
-    def watch(self, project: str, via: str, wait: float) -> protocol.WatchResult:
+    def watch(
+        self, project: str, via: str, wait: float, reread: bool = False
+    ) -> protocol.WatchResult:
+        """Watch the project (its first reading queued first) and answer once it has been
+        read, within `wait`; `reread`: once it has been read again from now (a reading that
+        started before this call does not count: a change it missed would be missed)."""
         folder_of(project)
         with self._lock:
             known = project in self._projects
         # a project already watched costs no write: a hook names its project on every prompt
         added = False if known else bool(self.engine.add_watched(project, via))
         state = self._add(project, first=True)
+        read = self._reread(project, state) if reread else state.scanned
         started = time.monotonic()
-        indexed = state.scanned.wait(wait) if wait > 0 else state.scanned.is_set()
+        indexed = read.wait(wait) if wait > 0 else read.is_set()
         if indexed and state.fresh and wait > 0:
             # the first answer after a reading also waits (bounded) for its units' embedding
             # and contradiction check: a recall then shows a contested line with its other side
@@ -200,14 +208,32 @@ class NoteWatcher:
             self._lock.notify_all()
             return state
 
+    def _reread(self, project: str, state: _Project) -> threading.Event:
+        """An event set when a reading of the project that starts after now is done: its scan
+        is queued first (one already queued, not started, serves)."""
+        done = threading.Event()
+        with self._lock:
+            state.waiting.append(done)
+            try:
+                self._queue.remove((project, "scan"))
+            except ValueError:
+                pass  # none queued, or being scanned now (it read before this call)
+            self._queue.appendleft((project, "scan"))
+            self._lock.notify_all()
+        return done
+
     def _work(self) -> None:
         while not self._stop.is_set():
+            waiting: list[threading.Event] = []
             with self._lock:
                 while not self._queue and not self._stop.is_set():
                     self._lock.wait()
                 if self._stop.is_set():
                     return
                 project, what = self._queue.popleft()
+                started = self._projects.get(project)
+                if what == "scan" and started is not None:  # who waits for a reading from now
+                    waiting, started.waiting = started.waiting, []
             try:
                 if what == "scan":
                     self._scan(project)
@@ -221,6 +247,8 @@ class NoteWatcher:
                 state = self._projects.get(project)
                 if what == "scan" and state is not None:
                     state.scanned.set()
+                for done in waiting:
+                    done.set()
 
     def _scan(self, project: str) -> None:
         state = self._projects.get(project)

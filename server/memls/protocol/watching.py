@@ -18,6 +18,10 @@ class WatchParams(Wire):
 
     project: Project | None = None
     wait: Annotated[float, msgspec.Meta(ge=0, le=60)] = 10.0
+    #: true: the notes are read from the disk again now, even when the owner has read them
+    #: already (a file an editor holds open excepted: its buffer wins), and the answer waits
+    #: for that reading (`memls check` reads what is on the disk, not a debounced change)
+    reread: bool = False
 
 
 class NoteFile(Wire):
