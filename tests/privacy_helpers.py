@@ -219,6 +219,7 @@ def strace_unavailable() -> str | None:
 NOTE = "- Card numbers are never logged, not even masked.\n"
 STORED = "Deploys go out on Tuesdays through ArgoCD"
 EDITOR_STORED = "The API listens on port 8080"
+CODE = 'def deploy_day():\n    return "Tuesday"\n'
 
 
 def _memls(data: Path, *args: str) -> str:
@@ -265,9 +266,9 @@ def _until_watched(trace: Path) -> float:
 
 async def scenario(work: Path, trace: Path, given: dict[str, str]) -> dict:
     """Every front at work: the hook starts the owner of `data` (and is briefed), the command
-    line stores, queries and briefs through it, `memls mcp` recalls, and an editor's `memls
-    serve --stdio` owns a second store, stores and queries; all stay up until onnxruntime's
-    telemetry would have spoken in each process that loaded the models."""
+    line stores a memory citing code, queries and briefs through it, `memls mcp` recalls, and
+    an editor's `memls serve --stdio` owns a second store, stores and queries; all stay up
+    until onnxruntime's telemetry would have spoken in each process that loaded the models."""
     from daemon_helpers import stop_daemon
     from hook_helpers import hook, payload
     from lsp_helpers import call
@@ -280,6 +281,7 @@ async def scenario(work: Path, trace: Path, given: dict[str, str]) -> dict:
     project, data, editor_data = work / "shop", work / "data", work / "editor-data"
     project.mkdir()
     (project / "CLAUDE.md").write_text(NOTE)
+    (project / "deploy.py").write_text(CODE)  # cited: tree-sitter, git and the watcher run
     project = project.resolve()
     started = time.monotonic()
     seen: dict[str, float] = {}  # each front: seconds from the start to its last answer
@@ -295,7 +297,9 @@ async def scenario(work: Path, trace: Path, given: dict[str, str]) -> dict:
         first = await asyncio.to_thread(hook, data, project, start, "--timeout", "15")
         assert first.returncode == 0 and "Card numbers" in first.stdout, first
         done("hook")
-        stored = json.loads(_memls(data, "store", STORED, "-p", str(project), "--json"))
+        stored = json.loads(
+            _memls(data, "store", STORED, "-p", str(project), "--cite", "deploy.py:1-2", "--json")
+        )
         found = json.loads(
             _memls(data, "query", "when do deploys go out", "-p", str(project), "--json")
         )
