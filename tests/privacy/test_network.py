@@ -85,6 +85,9 @@ def test_no_memls_process_reaches_beyond_this_machine(tmp_path):
     ran = list(traced.ran.values())
     missing = [front for front, mark in FRONTS.items() if not any(mark in c for c in ran)]
     assert not missing, f"not in the trace: {missing}"
+    # the owner is a process memls started: the hook started it, with the user's environment
+    (owner,) = [pid for pid, c in traced.ran.items() if "serve --socket" in c]
+    assert "hooks/client.py" in traced.started_by(owner), traced.started_by(owner)
     # both owners loaded the models, and each was traced WATCH_S seconds after it did
     watched = {traced.command(pid): round(s, 2) for pid, s in traced.watched().items()}
     assert any("serve --socket" in c for c in watched), watched
