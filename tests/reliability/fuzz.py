@@ -91,6 +91,7 @@ class Target:
     used: int = 0  # bytes sent on this connection (before the token: PREAUTH_BYTES at most)
     reopened: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    edges: dict[str, int] = field(default_factory=dict)  # edge cases that passed, by kind
     status: Callable[[], str] = lambda: ""  # how a server that died ended (stdio servers)
 
 
@@ -668,6 +669,11 @@ def check(target: Target, case: Case, answers: list[dict]) -> None:
         assert named is not None and "Unicode" in error["message"], (case.data[:300], answers)
     label = outcome(target, answers[0]) if answers else "none"
     target.counts[label] = target.counts.get(label, 0) + 1
+    edge = (
+        "short body" if case.promised else "surrogate id" if case.msg_id in SURROGATE_IDS else None
+    )
+    if edge is not None:
+        target.edges[edge] = target.edges.get(edge, 0) + 1
 
 
 def closed(
