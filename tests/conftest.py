@@ -11,6 +11,10 @@ import pytest
 from memls import timeutil
 from memls.engine import Engine
 
+# every process a test or a module starts is stopped when it ends; the run fails, naming
+# them, if any outlive it (tests/suite_processes.py)
+pytest_plugins = ["suite_processes"]
+
 
 class FakeClock:
     """Time that moves only when a test says so (one microsecond per reading otherwise)."""
