@@ -597,6 +597,7 @@ def licence(gitdir: Path, head: str) -> tuple[str | None, str]:
             text = git(gitdir, "show", f"{head}:{n}")
         except subprocess.CalledProcessError:
             continue
+        text = re.sub(r"\s+", " ", text)  # wrapped anywhere: "free of\ncharge"
         if any(r.lower() in text.lower() for r in REJECT):
             return None, ",".join(names)
         first = text.strip().splitlines()[0].strip() if text.strip() else ""
@@ -746,7 +747,19 @@ def stratum(info: dict, rows: list[dict]) -> str:
 PATTERN = "TrrDTrrrTrDrTrrrTrDr"
 
 
-def split_repos(strata: dict[str, str]) -> dict[str, str]:
+def split_repos(strata: dict[str, str], fixed: dict[str, str]) -> dict[str, str]:
+    """Repositories of `fixed` (a split.json already written) keep their split; the others are
+    walked along PATTERN by stratum (a first split) or, added to a fixed split, placed by a hash
+    of their name, so that adding a repository never moves another one."""
+    if fixed:
+        out = {}
+        for repo in strata:
+            if repo in fixed:
+                out[repo] = fixed[repo]
+                continue
+            x = int(sha(f"{SEED}:{repo}")[:8], 16) / 2**32
+            out[repo] = "test" if x < 0.25 else "dev" if x < 0.40 else "train"
+        return out
     rng = random.Random(SEED)
     groups: dict[str, list[str]] = defaultdict(list)
     for repo, s in sorted(strata.items()):
@@ -760,15 +773,34 @@ def split_repos(strata: dict[str, str]) -> dict[str, str]:
     return {repo: names[PATTERN[i % len(PATTERN)]] for i, repo in enumerate(order)}
 
 
+def put(path: Path, text: str) -> None:
+    """Write `text` to `path` at once (a reader never sees half a file), and not at all when the
+    file already holds it: batch files may be open in a labeller's hands."""
+    if path.exists() and path.read_text() == text:
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
 def write_outputs(
-    infos: list[dict], rows: list[dict], out: Path, committed: Path, dropped: list[dict]
+    infos: list[dict],
+    rows: list[dict],
+    out: Path,
+    committed: Path,
+    dropped: list[dict],
+    resplit: bool = False,
 ) -> None:
     mined = [i for i in infos if "skipped" not in i and i.get("counts")]
     strata = {i["repo"]: i["stratum"] for i in mined}
-    split = split_repos(strata)
+    fixed = {}
+    if (committed / "split.json").exists() and not resplit:
+        fixed = json.loads((committed / "split.json").read_text())["splits"]
+    split = split_repos(strata, fixed)
     test = sorted(r for r, s in split.items() if s == "test")
     committed.mkdir(parents=True, exist_ok=True)
-    (committed / "split.json").write_text(
+    put(
+        committed / "split.json",
         json.dumps(
             {
                 "seed": SEED,
@@ -779,61 +811,54 @@ def write_outputs(
             },
             indent=1,
         )
-        + "\n"
+        + "\n",
     )
     rows.sort(key=lambda r: (r["repo"], r["kind"], r["id"]))
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "candidates.jsonl", "w") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    with open(committed / "candidates.index.tsv", "w") as f:
-        f.write(
-            "id\trepo\tsplit\tkind\tcommit\tparent\tpath_a\tline_a\tpath_b\tline_b"
-            "\tsha256_a\tsha256_b\n"
-        )
-        for r in rows:
-            f.write(
-                "\t".join(
-                    str(x)
-                    for x in (
-                        r["id"],
-                        r["repo"],
-                        split[r["repo"]],
-                        r["kind"],
-                        r["commit"],
-                        r["parent"] or "",
-                        r["path_a"],
-                        r["line_a"],
-                        r["path_b"],
-                        r["line_b"],
-                        sha(r["a"]),
-                        sha(r["b"]),
-                    )
+    put(out / "candidates.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    index = [
+        "id\trepo\tsplit\tkind\tcommit\tparent\tpath_a\tline_a\tpath_b\tline_b"
+        "\tsha256_a\tsha256_b\n"
+    ]
+    for r in rows:
+        index.append(
+            "\t".join(
+                str(x)
+                for x in (
+                    r["id"],
+                    r["repo"],
+                    split[r["repo"]],
+                    r["kind"],
+                    r["commit"],
+                    r["parent"] or "",
+                    r["path_a"],
+                    r["line_a"],
+                    r["path_b"],
+                    r["line_b"],
+                    sha(r["a"]),
+                    sha(r["b"]),
                 )
-                + "\n"
             )
+            + "\n"
+        )
+    put(committed / "candidates.index.tsv", "".join(index))
     # Batches of about 500, each mixing repositories, blind to the split.
     mixed = rows[:]
     random.Random(SEED).shuffle(mixed)
+    nb = max(1, round(len(mixed) / 500))
+    names = [f"batch-{b + 1:02d}.jsonl" for b in range(nb)]
     for old in out.glob("batch-*.jsonl"):
-        old.unlink()
-    size = 500
-    nb = max(1, round(len(mixed) / size))
-    for b in range(nb):
-        part = mixed[b::nb]
-        with open(out / f"batch-{b + 1:02d}.jsonl", "w") as f:
-            for r in part:
-                f.write(
-                    json.dumps(
-                        {
-                            k: r[k]
-                            for k in ("id", "kind", "repo", "a", "b", "context_a", "context_b")
-                        },
-                        ensure_ascii=False,
-                    )
-                    + "\n"
-                )
-    per_split = defaultdict(Counter)
+        if old.name not in names:
+            old.unlink()
+    keys = ("id", "kind", "repo", "a", "b", "context_a", "context_b")
+    for b, name in enumerate(names):
+        put(
+            out / name,
+            "".join(
+                json.dumps({k: r[k] for k in keys}, ensure_ascii=False) + "\n" for r in mixed[b::nb]
+            ),
+        )
+    per_split: dict[str, Counter] = defaultdict(Counter)
     for r in rows:
         per_split[split[r["repo"]]][r["kind"]] += 1
     manifest = {
@@ -868,7 +893,7 @@ def write_outputs(
         ]
         + dropped,
     }
-    (committed / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    put(committed / "manifest.json", json.dumps(manifest, indent=1) + "\n")
 
 
 def repo_dirs(mirrors: Path, only: list[str] | None) -> list[tuple[str, Path]]:
@@ -890,6 +915,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("training/pairs/cache"))
     ap.add_argument("--committed", type=Path, default=Path("training/pairs"))
     ap.add_argument("--cap", type=int, default=60)
+    ap.add_argument(
+        "--resplit",
+        action="store_true",
+        help="split afresh, ignoring the split.json already in --committed (before any labelling)",
+    )
     ap.add_argument(
         "--dropped",
         type=Path,
@@ -933,7 +963,7 @@ def main() -> None:
             if row.strip() and not row.startswith("#"):
                 repo, _, why = row.partition("\t")
                 dropped.append({"repo": repo.strip(), "commit": None, "why": why.strip()})
-    write_outputs(infos, rows, args.out, args.committed, dropped)
+    write_outputs(infos, rows, args.out, args.committed, dropped, args.resplit)
     print(
         f"{len(rows)} candidates from {sum(1 for i in infos if i.get('counts'))} repositories"
         f" in {time.time() - t0:.0f}s",
