@@ -166,7 +166,7 @@ def real(src: dict) -> list[dict]:
     rows = []
     for pid, label in real_labels(src).items():
         c = cands.get(pid)
-        if c is None or label not in PAIR_LABELS:
+        if c is None or label not in PAIR_LABELS or c["repo"] not in splits:
             continue
         rows.append(
             dict(
@@ -193,7 +193,7 @@ def counterparts(src: dict) -> list[dict]:
                 continue
             d = json.loads(line)
             c = cands.get(d["id"])
-            if c is None or d["label"] not in PAIR_LABELS:
+            if c is None or d["label"] not in PAIR_LABELS or c["repo"] not in splits:
                 continue
             split = splits[c["repo"]]
             if split == "test":  # counterparts are for training and tuning only

