@@ -5,8 +5,9 @@
 Reads `training/pairs/labels/*.jsonl` (the first labels; `settled.jsonl` there holds the label
 each disagreement was settled on, read by the trainer, not here) and
 `training/pairs/labels-second/*.jsonl`, and prints the overlap, the raw agreement, Cohen's
-kappa over the four labels and over contradiction / not, and the confusion table. `--disagreements` writes the pairs the two labellings disagree on (ids and
-both labels), to be settled against `training/pairs/GUIDE.md`.
+kappa over the four labels and over contradiction / not, and the confusion table.
+`--disagreements` writes the pairs the two labellings disagree on (ids and both labels), to be
+settled against `training/pairs/GUIDE.md`.
 """
 
 from __future__ import annotations
