@@ -68,9 +68,10 @@ def find(root: Path, table: Table, ignores: Ignores | None = None) -> Found:
     found = Found()
     real_root = os.path.realpath(root)
     visited: set[str] = set()
-    stack: list[tuple[Path, str, bool]] = [(root, real_root, False)]
+    # (the folder relative to the root as spelled, "" for it; its real path; reached by a link)
+    stack: list[tuple[str, str, bool]] = [("", real_root, False)]
     while stack:
-        folder, real, linked = stack.pop()
+        here, real, linked = stack.pop()
         if real in visited:  # a second link to a folder, or a link to a folder above it
             continue
         visited.add(real)
@@ -79,13 +80,11 @@ def find(root: Path, table: Table, ignores: Ignores | None = None) -> Found:
         except OSError:
             continue
         found.walked += 1
-        here = folder.relative_to(root).as_posix() if folder != root else ""
         ignores.enter(here, real)
         if linked:
             found.linked_folders.add(within(root, Path(real)))
-        subfolders: list[tuple[Path, str, bool]] = []
+        subfolders: list[tuple[str, str, bool]] = []
         for entry in entries:
-            path = folder / entry.name
             relative = f"{here}/{entry.name}" if here else entry.name
             is_link = entry.is_symlink()
             try:
@@ -95,11 +94,12 @@ def find(root: Path, table: Table, ignores: Ignores | None = None) -> Found:
             if is_folder and ignores.ignored(relative, folder=True):
                 continue  # an ignored file in a folder that is not is read: CLAUDE.local.md
             if is_folder and not is_link:
-                subfolders.append((path, os.path.join(real, entry.name), linked))
+                subfolders.append((relative, os.path.join(real, entry.name), linked))
                 continue
             named = None if is_folder else table.match(relative)
             if named is None and not (is_folder and below(relative, anchored)):
                 continue
+            path = root / relative  # Paths only for what may be a note (pathlib is slow)
             if is_link:
                 found.links.add(path)
             try:
@@ -108,7 +108,7 @@ def find(root: Path, table: Table, ignores: Ignores | None = None) -> Found:
                 found.refused.append(refused)
                 continue
             if is_folder:
-                subfolders.append((path, os.path.realpath(path), True))
+                subfolders.append((relative, os.path.realpath(path), True))
             elif os.path.isfile(name) and named is not None:  # a link to nothing is no note
                 own = table.match(name.relative_to(root).as_posix())
                 if own is not None:

@@ -32,12 +32,13 @@ SKIP_DIRS = frozenset(
 MAX_IGNORE_BYTES = 1024 * 1024
 
 
-def _spec(path: Path) -> pathspec.GitIgnoreSpec | None:
+def _spec(path: str) -> pathspec.GitIgnoreSpec | None:
     try:
-        if path.stat().st_size > MAX_IGNORE_BYTES:
-            return None
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_IGNORE_BYTES:
+                return None
+            lines = handle.read().splitlines()
+    except OSError:  # none there (the usual case), or unreadable
         return None
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
     return spec if len(spec) else None
@@ -50,7 +51,7 @@ class Ignores:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._specs: dict[str, pathspec.GitIgnoreSpec] = {}  # folder ("" root) -> its rules
-        exclude = _spec(root / ".git" / "info" / "exclude")
+        exclude = _spec(os.path.join(root, ".git", "info", "exclude"))
         if exclude is not None:
             self._specs["\0exclude"] = exclude  # the root's, after its .gitignore
 
@@ -58,7 +59,7 @@ class Ignores:
         """Read the `.gitignore` of a folder (relative to the root, "" for it) once."""
         if folder in self._specs:
             return
-        spec = _spec(Path(real or os.path.join(self.root, folder)) / ".gitignore")
+        spec = _spec(os.path.join(real or os.path.join(self.root, folder), ".gitignore"))
         if spec is not None:
             self._specs[folder] = spec
 
