@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pygls import uris
 
+from daemon_helpers import Heard
 from memls import protocol as p
 from memls.daemon import open_engine
 
@@ -218,3 +219,25 @@ def test_unreadable_front_matter_is_a_warning_and_its_rules_apply_everywhere(tmp
         answer = engine.sync_note(p.SyncNoteParams(uri=uri, text=fixed, project=project, open=True))
         assert answer.note and answer.warnings == [] and answer.scope == ["src/api/**"]
         assert _memories(engine, project)["Validate every request."].scope == ["src/api/**"]
+
+
+def test_new_nested_files_and_imports_are_followed_while_watched(tmp_path: Path):
+    """A new AGENTS.md in a new folder below a watched one is read with its folder's scope;
+    an import dropped makes the file it imported forgotten."""
+    root = tmp_path / "mono"
+    _write(root, {**SCOPED, "CLAUDE.md": "@docs/style.md\n", "docs/style.md": "- Early returns.\n"})
+    project = str(root)
+    with open_engine(tmp_path / "data", front="test", serve=True, vectors=False) as engine:
+        assert engine.watch(p.WatchParams(project=project, wait=60)).indexed
+        watcher = engine.notes_watcher
+        assert watcher is not None and watcher.watching.wait(30)
+        assert "Early returns." in _memories(engine, project)
+        heard = Heard()
+        engine.listeners.append(heard)
+        (root / "services" / "jobs").mkdir()  # below services/, watched: it holds notes
+        (root / "services" / "jobs" / "AGENTS.md").write_text("- Jobs retry three times.\n")
+        assert heard.wait(lambda _: "Jobs retry three times." in _memories(engine, project))
+        assert _memories(engine, project)["Jobs retry three times."].scope == ["services/jobs/**"]
+        (root / "CLAUDE.md").write_text("- Keep commits small.\n")
+        assert heard.wait(lambda _: "Early returns." not in _memories(engine, project))
+        assert "Keep commits small." in _memories(engine, project)

@@ -48,6 +48,7 @@ from memls.errors import InvalidInput, MemlsError
 from memls.files import LeadsOut, within
 from memls.notes import table as notes_table
 from memls.notes.files import Unreadable, read_note, watch_folders
+from memls.scope import project_key
 
 log = logging.getLogger("memls.daemon.notewatch")
 
@@ -171,7 +172,7 @@ class NoteWatcher:
         at all, and under which name (a link's target inside the folder): the editor relays
         its buffers and shows the answer. Never interleaved with the watcher's own read and
         sync of a file, so a disk read from before the buffer cannot land after it."""
-        project = params.project or ""
+        project = project_key(params.project)
         with self._lock:
             state = self._projects.get(project)
         if state is None:
