@@ -8,9 +8,6 @@ type Props = typeof manifest.contributes.configuration.properties;
 
 export interface MemlsSettings {
   serverCommand: string[];
-  globs: string[];
-  instructions: string[];
-  records: string[];
   rerank: boolean;
   chromaUrl: string;
   dataDir: string;
@@ -21,9 +18,6 @@ const props: Props = manifest.contributes.configuration.properties;
 
 export const DEFAULTS: MemlsSettings = {
   serverCommand: [...props["memls.server.command"].default],
-  globs: [...props["memls.notes.globs"].default],
-  instructions: [...props["memls.notes.instructions"].default],
-  records: [...props["memls.notes.records"].default],
   rerank: props["memls.rerank"].default,
   chromaUrl: props["memls.chromaUrl"].default,
   dataDir: props["memls.dataDir"].default,
@@ -37,9 +31,6 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
   const depth = Number(get("interactiveDepth", DEFAULTS.interactiveDepth));
   return {
     serverCommand: list(get("server.command", DEFAULTS.serverCommand), DEFAULTS.serverCommand),
-    globs: list(get("notes.globs", DEFAULTS.globs), DEFAULTS.globs),
-    instructions: list(get("notes.instructions", DEFAULTS.instructions), DEFAULTS.instructions),
-    records: list(get("notes.records", DEFAULTS.records), DEFAULTS.records),
     rerank: get("rerank", DEFAULTS.rerank) !== false,
     chromaUrl: String(get("chromaUrl", DEFAULTS.chromaUrl) ?? "").trim(),
     dataDir: String(get("dataDir", DEFAULTS.dataDir) ?? "").trim(),
@@ -48,10 +39,14 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
   };
 }
 
+/** The buffers the editor relays to the server (package.json's `memls.noteBuffers`): every
+ * file an agent's convention can name. Which of them are notes, of which kind and scope, the
+ * server says (the owner's table of the agents' conventions), not the editor. */
+export const NOTE_BUFFERS: readonly string[] = manifest.memls.noteBuffers;
+
 /** What the server gets at initialize (and, as the `memls` section, on every change). */
 export function initializationOptions(s: MemlsSettings) {
   return {
-    notes: { globs: s.globs, instructions: s.instructions, records: s.records },
     rerank: s.rerank,
     interactiveDepth: s.interactiveDepth,
     chromaUrl: s.chromaUrl || null,

@@ -147,6 +147,7 @@ export interface Memory {
   lastSeenAt?: string | null;
   project: string;
   recordedAt: string;
+  scope?: string[];
   seenAgain?: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
@@ -494,7 +495,10 @@ export interface MaintainResult {
  * One note file of a watched project, as the owner last indexed it.
  */
 export interface NoteFile {
+  importedBy?: string[];
   kind?: "" | "instructions" | "record";
+  origin?: string;
+  scope?: string[];
   secrets?: NoteSecret[];
   uri: string;
 }
@@ -506,6 +510,16 @@ export interface NoteSecret {
   kind: string;
   line: number;
   start: number;
+}
+/**
+ * Something of a note the owner could not read as its agent meant it (front matter that
+ * is not YAML, a glob that cannot be matched): the note is read all the same, its lines
+ * as applying to the whole project. 0-based line, as LSP.
+ */
+export interface NoteWarning {
+  line: number;
+  message: string;
+  uri: string;
 }
 /**
  * memory/progress (server to client): long work on a project (reindex, import, ingest),
@@ -567,6 +581,7 @@ export interface QueryHit {
   lastSeenAt?: string | null;
   project: string;
   recordedAt: string;
+  scope?: string[];
   score: number;
   seenAgain?: number;
   sourceRange?: string | null;
@@ -717,22 +732,28 @@ export interface SupersedeResult {
  */
 export interface SyncNoteParams {
   defaultType?:
-    "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
+    ("constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference") | null;
+  fromDisk?: boolean;
   kind?: ("" | "instructions" | "record") | null;
   open?: boolean;
   project?: string | null;
+  scope?: string[] | null;
   text: string | null;
   uri: string;
 }
 export interface SyncNoteResult {
   added: string[];
   moved: string[];
+  note?: boolean;
+  origin?: string;
   project: string;
   removed: string[];
+  scope?: string[];
   secrets?: NoteSecret[];
   shared?: string[];
   unchanged: number;
   uri: string;
+  warnings?: NoteWarning[];
 }
 /**
  * memory/unwatch: stop watching a project's notes (its memories stay).
@@ -772,6 +793,7 @@ export interface WatchResult {
   notes?: NoteFile[];
   project: string;
   refused?: RefusedNote[];
+  warnings?: NoteWarning[];
   watching: boolean;
 }
 /**

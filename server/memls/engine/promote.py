@@ -12,7 +12,6 @@ from pathlib import Path
 from memls import protocol
 from memls.errors import InvalidInput, NotFound, Refused
 from memls.files import replace_text
-from memls.notes import default_type
 from memls.notes.promote import place
 from memls.scope import VISIBLE_TRUST, project_key
 from memls.store.unit import Tx
@@ -109,15 +108,7 @@ class Promote:
             tx.memories.set_source(memory.id, uri, where)
             tx.note_units.put(memory.id, unit.section, unit.claim)
             tx.audit("promote", memory.id, now, note=uri, range=where, wrote=placed.changed)
-        relative = path.relative_to(Path(project).resolve()).as_posix()
-        self._sync(
-            protocol.SyncNoteParams(
-                uri=uri,
-                text=placed.note,
-                project=project,
-                default_type=default_type(relative),  # type: ignore[arg-type]
-            )
-        )
+        self._sync(protocol.SyncNoteParams(uri=uri, text=placed.note, project=project))
         self._changed(project, "promote", [memory.id])
         return protocol.PromoteResult(
             project=project,

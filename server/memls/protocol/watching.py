@@ -7,7 +7,7 @@ from typing import Annotated
 import msgspec
 
 from memls.protocol.base import NoteKind, Project, Wire
-from memls.protocol.requests import NoteSecret
+from memls.protocol.requests import NoteSecret, NoteWarning
 
 
 class WatchParams(Wire):
@@ -30,6 +30,9 @@ class NoteFile(Wire):
     uri: str
     kind: NoteKind = ""
     secrets: list[NoteSecret] = []  # its units are indexed with these redacted
+    origin: str = ""  # whose convention the file is ("Codex AGENTS.md", "Cursor rules")
+    scope: list[str] = []  # the files its lines apply to (globs); empty: the whole project
+    imported_by: list[str] = []  # the notes that import it (Claude Code `@path`)
 
 
 class RefusedNote(Wire):
@@ -48,6 +51,7 @@ class WatchResult(Wire):
     indexed: bool  # the notes are in the record (false: still being read after `wait`)
     notes: list[NoteFile] = []
     refused: list[RefusedNote] = []  # links not followed: nothing outside the folder is read
+    warnings: list[NoteWarning] = []  # what of its notes could not be read as meant
 
 
 class UnwatchParams(Wire):
