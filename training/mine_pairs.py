@@ -626,6 +626,10 @@ def excluded_names(path: Path) -> set[str]:
 def skip_reason(repo: str, excluded: set[str]) -> str | None:
     if repo.lower() in excluded:
         return "kept apart (EXCLUDED.md or the notes test set)"
+    # a repository whose name extends a kept-apart one ("owner/name-suffix") is left out too:
+    # the checks that keep repositories apart match names by prefix
+    if any(repo.lower().startswith(name + "-") for name in excluded):
+        return "kept apart (its name extends one in EXCLUDED.md)"
     if repo.split("/")[1].lower() in TEST_SET_NAMES and repo.split("/")[0].lower() in {
         r.split("/")[0].lower() for r in TEST_SET
     }:
