@@ -8,7 +8,11 @@ counterparts, snli, generated). Prints, for each model folder (model.onnx, token
 labels.json), the three-way accuracy and P / R of "contradiction" at four thresholds.
 """
 
-import json, sys, numpy as np, onnxruntime as ort
+import json
+import sys
+
+import numpy as np
+import onnxruntime as ort
 from tokenizers import Tokenizer
 
 
