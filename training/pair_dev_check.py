@@ -35,8 +35,8 @@ def probs(m, pairs):
             "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
             "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64),
         }
-        l = s.run(["logits"], f)[0]
-        e = np.exp(l - l.max(1, keepdims=True))
+        logits = s.run(["logits"], f)[0]
+        e = np.exp(logits - logits.max(1, keepdims=True))
         p = e / e.sum(1, keepdims=True)
         out.append(
             p[:, [lab.index("contradiction"), lab.index("entailment"), lab.index("neutral")]]
@@ -44,7 +44,7 @@ def probs(m, pairs):
     return np.concatenate(out)
 
 
-rows = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["source"] == sys.argv[2]]
+rows = [r for r in map(json.loads, open(sys.argv[1])) if r["source"] == sys.argv[2]]
 for d in sys.argv[3:]:
     m = load(d)
     f = probs(m, [(r["p"], r["h"]) for r in rows])
