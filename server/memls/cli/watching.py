@@ -26,7 +26,9 @@ def watch(
 ) -> None:
     """Have the daemon index and watch a project's notes (AGENTS.md, CLAUDE.md, .memls/,
     decision records, rules files), from now on and across restarts."""
-    r: protocol.WatchResult = _call("watch", protocol.WatchParams, {"project": _folder(folder)})
+    r: protocol.WatchResult = _call(
+        "watch", protocol.WatchParams, {"project": _folder(folder)}, long=True
+    )
     state = "watched" if r.watching else "recorded (no daemon runs: indexed once now)"
     read = f"{len(r.notes)} note file(s) indexed" if r.indexed else "its notes are still being read"
     _emit(r, as_json, f"{r.project}: {state}; {read}")
