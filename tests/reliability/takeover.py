@@ -35,7 +35,7 @@ from pathlib import Path
 from reliability.crash import lock_holders
 
 WRITER = r"""
-import json, os, sys
+import json, os, sys, time
 from memls import protocol as p
 from memls.daemon.handle import open_engine, reconnect
 from memls.errors import MemlsError
@@ -54,6 +54,7 @@ while not os.path.exists(stop):
         continue
     log.write(json.dumps({"id": r.id, "text": text}) + "\n")
     log.flush()
+    time.sleep(0.05)  # 20 stores a second: more than the owner indexes, a backlog grows
 engine.close(flush_timeout=0)
 """
 
@@ -205,6 +206,37 @@ class Commands:
             )
 
 
+def outbox_rows(data: Path) -> int:
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{data / 'memls.sqlite3'}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+    finally:
+        db.close()
+
+
+def killed_with_backlog(data: Path, project: str, stores: int) -> int:
+    """`memls serve --socket` takes `stores` memories through its socket (acknowledged,
+    faster than it indexes them) and is SIGKILLed: returns how many rows it left in the
+    outbox for whoever owns the store next."""
+    from memls import protocol as p
+    from memls.daemon import open_engine
+
+    logs = data.parent / "logs"
+    logs.mkdir(exist_ok=True)
+    owners = Owners(data, project, logs, data.parent / "stop", random.Random(0))
+    owners.start_daemon(ready=True)
+    daemon = owners.daemons[0]
+    with open_engine(data, front="seed", wait_seconds=30) as engine:
+        for n in range(stores):
+            text = f"service {n} listens on port {8000 + n} and owns the table t{n}"
+            engine.store(p.StoreParams(text=text, project=project))
+    daemon.kill()
+    daemon.wait()
+    return outbox_rows(data)
+
+
 def run_takeover(tmp: Path, kills: int, seed: int = 5) -> dict:
     """Kill the owner `kills` times while `memls store` commands run; returns the figures
     (every command's time and outcome in `calls`) after checking the store."""
@@ -277,9 +309,9 @@ def verify(
                 "SELECT COUNT(*) FROM memories WHERE project = ? GROUP BY content", (project,)
             )
         )
-        left = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
     finally:
         db.close()
+    left = outbox_rows(data)
     times = sorted(c["seconds"] for c in calls)
     return {
         **figures,
@@ -295,3 +327,88 @@ def verify(
         "max": round(times[-1], 2) if times else None,
         "calls": calls,
     }
+
+
+def quantiles(times: list[float]) -> str:
+    times = sorted(times)
+    if not times:
+        return "-"
+    p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
+    return (
+        f"p50 {statistics.median(times):.2f} s, p90 {times[round(0.9 * (len(times) - 1))]:.2f} "
+        f"s, p99 {p99:.2f} s, max {times[-1]:.2f} s (n={len(times)})"
+    )
+
+
+def starts(tmp: Path, count: int) -> dict[str, list[float]]:
+    """`count` times: a fresh `memls serve --socket` from its start until it serves, a
+    `memls store` through it, then, the daemon SIGKILLed, a `memls store` that finds nobody
+    serving and takes the store itself."""
+    data = tmp / "data"
+    data.mkdir(mode=0o700)
+    owners = Owners(data, "p", tmp, tmp / "stop", random.Random(0))
+    out: dict[str, list[float]] = {"owner": [], "through": [], "owning": []}
+    store = [sys.executable, "-m", "memls", "--data-dir", str(data), "store"]
+    for n in range(count):
+        started = time.monotonic()
+        owners.start_daemon(ready=True)
+        out["owner"].append(time.monotonic() - started)
+        for key in ("through", "owning"):
+            started = time.monotonic()
+            proc = subprocess.run([*store, f"fact {n} {key}", "-p", "p"], capture_output=True)
+            out[key].append(time.monotonic() - started)
+            assert proc.returncode == 0, proc.stderr
+            if key == "through":
+                daemon = owners.daemons[-1]
+                daemon.kill()
+                daemon.wait()
+    owners.close()
+    return out
+
+
+def main() -> None:
+    import argparse
+    import shlex
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--starts", type=int, default=20)
+    parser.add_argument("--backlog", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    print("$ PYTHONPATH=tests .venv/bin/python -m reliability.takeover " + shlex.join(sys.argv[1:]))
+    print(f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at the start")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        (base / "starts").mkdir()
+        times = starts(base / "starts", args.starts)
+        print(f"fresh owner, start to serving:             {quantiles(times['owner'])}")
+        print(f"memls store through that owner:            {quantiles(times['through'])}")
+        print(f"memls store, owner SIGKILLed, none serves: {quantiles(times['owning'])}")
+        (base / "backlog" / "data").mkdir(parents=True, mode=0o700)
+        data = base / "backlog" / "data"
+        left = killed_with_backlog(data, "p", args.backlog)
+        started = time.monotonic()
+        store = [sys.executable, "-m", "memls", "--data-dir", str(data), "store"]
+        proc = subprocess.run([*store, "one more fact", "-p", "p"], capture_output=True)
+        took = time.monotonic() - started
+        print(
+            f"owner SIGKILLed with {left} rows in the outbox, then memls store: {took:.2f} s, "
+            f"exit {proc.returncode}, {outbox_rows(data)} rows left for the next owner"
+        )
+        (base / "kills").mkdir()
+        figures = run_takeover(base / "kills", args.kills, seed=args.seed)
+    calls = figures.pop("calls")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"{args.kills} SIGKILLs of the owner: {figures}")
+    print(f"memls store meanwhile: {quantiles([c['seconds'] for c in calls])}")
+    each = [f"{c['seconds']:.2f}" + ("" if c["rc"] == 0 else f" (exit {c['rc']})") for c in calls]
+    print("each: " + ", ".join(each))
+    for call in calls:
+        if call["rc"] not in (0, -signal.SIGKILL):
+            print(f"  exit {call['rc']} after {call['seconds']:.2f} s: {call['err'].strip()}")
+
+
+if __name__ == "__main__":
+    main()
