@@ -89,7 +89,9 @@ def test_an_owner_that_does_not_answer_costs_a_command_its_timeout_and_one_line(
     try:
         seconds, proc = memls(data, "--timeout", "4", "store", "a note", "-p", "p")
     finally:
-        daemon.kill()  # a SIGTERM right after SIGCONT can be taken by a thread that ignores it
+        # SIGKILL: a SIGTERM right after SIGCONT may land on a thread other than the main
+        # one, which goes on waiting for it
+        daemon.kill()
         daemon.wait()
         owners.close()
     assert proc.returncode == 1, proc

@@ -123,14 +123,16 @@ class EngineHandle(Protocol):
 RETRY_SLEEP = 0.05
 # A process that owns the store for one call with a deadline (a `memls` command) indexes the
 # outbox when it closes: its own writes, and as much of what a killed owner left as a short
-# while allows, not the whole backlog (400 rows took 39 s). Steps of BOUNDED_INDEX_BATCH rows
-# (0.3-1.4 s each on 2 shared cores), begun only within INDEX_WHILE of closing and when they
-# should end CLOSE_RESERVE (closing the store) before the deadline. The first loads the
-# models: 1.8 s on a quiet host, 8 s at a load of 20 on 2 cores, so it is expected to take
-# FIRST_STEP times the load per core (at least 1).
+# while allows, not the whole backlog (297 rows took 23 s, benchmarks/results/cli-takeover-
+# before.txt). Steps of BOUNDED_INDEX_BATCH rows (0.3-1.4 s each on 2 shared cores), begun
+# only within INDEX_WHILE of closing and when they should end CLOSE_RESERVE (closing the
+# store) before the deadline. The first loads the models: 1.8-3.8 s at a load average of 7-9
+# on 2 cores, about 8 s at 17-21; it is expected to take FIRST_STEP, or STEP_PER_LOAD for each
+# unit of load average per core if more.
 BOUNDED_INDEX_BATCH = 8
 INDEX_WHILE = 2.0
 FIRST_STEP = 2.5
+STEP_PER_LOAD = 1.0
 CLOSE_RESERVE = 1.0
 
 
@@ -138,8 +140,8 @@ def _first_step() -> float:
     try:
         per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
     except (OSError, AttributeError):  # no load average on this system
-        per_core = 1.0
-    return FIRST_STEP * max(1.0, per_core)
+        per_core = 0.0
+    return max(FIRST_STEP, STEP_PER_LOAD * per_core)
 
 
 class LocalEngine(Engine):
