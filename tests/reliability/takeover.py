@@ -71,6 +71,8 @@ class Owners:
         self.started = 0
         self.killed: dict[str, int] = {"writer": 0, "daemon": 0, "command": 0}
         self.timers: list[threading.Timer] = []
+        self.closing = threading.Lock()  # a daemon started late by a timer, or closed: not both
+        self.closed = False
         self.acknowledged: list[dict] = []  # the writer's stores, as it reports them
         self.progress = threading.Condition()
         self.readers: list[threading.Thread] = []
@@ -112,19 +114,20 @@ class Owners:
     def start_daemon(self, ready: bool = False) -> None:
         """`memls serve --socket`, unless one runs already; `ready`: return once it serves
         (it says so on a pipe)."""
-        if self.stop.exists() or any(d.poll() is None for d in self.daemons):
-            return
         command = [sys.executable, "-m", "memls", "--data-dir", str(self.data), "serve"]
-        read_end, write_end = os.pipe()
-        try:
-            daemon = self._popen(
-                "daemon",
-                [*command, "--socket", "--ready-fd", str(write_end)],
-                pass_fds=(write_end,),
-            )
-        finally:
-            os.close(write_end)
-        self.daemons.append(daemon)
+        with self.closing:
+            if self.closed or any(d.poll() is None for d in self.daemons):
+                return
+            read_end, write_end = os.pipe()
+            try:
+                daemon = self._popen(
+                    "daemon",
+                    [*command, "--socket", "--ready-fd", str(write_end)],
+                    pass_fds=(write_end,),
+                )
+            finally:
+                os.close(write_end)
+            self.daemons.append(daemon)
         with os.fdopen(read_end, "rb") as said:
             if ready:
                 assert said.readline() == b"ready\n", "the daemon did not start"
@@ -157,6 +160,8 @@ class Owners:
 
     def close(self) -> None:
         self.stop.touch()
+        with self.closing:
+            self.closed = True
         for timer in self.timers:
             timer.cancel()
         if self.writer is not None:
@@ -170,7 +175,12 @@ class Owners:
         for daemon in self.daemons:
             if daemon.poll() is None:
                 daemon.terminate()
-            daemon.wait(timeout=120)
+            try:
+                daemon.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # it did not stop on SIGTERM: say so, then kill
+                daemon.kill()
+                daemon.wait()
+                raise AssertionError(f"the daemon (pid {daemon.pid}) ignored SIGTERM") from None
 
 
 class Commands:
