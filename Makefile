@@ -60,7 +60,7 @@ screenshot:
 # transports (LSP stdio, TCP before and after the token, owner socket, MCP stdio), 60 SIGKILLs
 # of the owner, 3 clients x 1,000 operations, 3 writers x 300 memories on one store (two
 # editors and the CLI; an owner and two socket clients). Output: benchmarks/results/soak.txt.
-SOAK_ENV := MEMLS_FUZZ_EXAMPLES=10000 MEMLS_CRASH_KILLS=60 MEMLS_CONCURRENT_OPS=1000 MEMLS_CONCURRENT_WRITES=300
+SOAK_ENV := MEMLS_FUZZ_EXAMPLES=10000 MEMLS_CRASH_KILLS=60 MEMLS_TAKEOVER_KILLS=20 MEMLS_CONCURRENT_OPS=1000 MEMLS_CONCURRENT_WRITES=300
 SOAK_TESTS := tests/reliability tests/e2e/test_concurrent_owners.py \
 	tests/daemon/test_owner.py::test_two_clients_and_the_owner_store_concurrently_with_vectors
 soak: SHELL := /bin/bash

@@ -11,6 +11,7 @@ the app, its options and the helpers both use.
 from __future__ import annotations
 
 import sys
+import time
 
 import typer
 
@@ -22,13 +23,17 @@ from memls.cli import (  # noqa: F401 - the verbs
     serving,
     watching,
 )
-from memls.cli.common import FLAGS, app
+from memls.cli.common import FLAGS, State, app
 from memls.errors import InvalidInput, MemlsError
 
 # ---------------------------------------------------------------- entry point
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, started: float | None = None) -> int:
+    """Run one command; `started`: the time.monotonic() the process started at (the entry
+    point's, before the imports), from which `--timeout` counts."""
+    State.started = time.monotonic() if started is None else started
+    State.used_store = False
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="memls", standalone_mode=False)

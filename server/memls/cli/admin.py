@@ -20,16 +20,16 @@ from memls.cli.common import (
     JsonOpt,
     ProjectOpt,
     RedactOpt,
-    State,
     _call,
     _emit,
     _params,
     _require_project,
     app,
     folder_key,
+    once,
+    reached,
     secret_lines,
 )
-from memls.daemon import open_engine
 from memls.errors import InvalidInput
 from memls.protocol import wording
 
@@ -75,7 +75,7 @@ def maintain(
     if failed:
         r = _call("dead_letters", protocol.MaintainParams, {"project": project})
     else:
-        r = _call("maintain", protocol.MaintainParams, {"project": project})
+        r = _call("maintain", protocol.MaintainParams, {"project": project}, long=True)
     lines = [] if failed else [f"expired {len(r.expired)}, retried {r.retried}"]
     lines += [f"failed {d.operation} {d.memory_id} x{d.attempts}: {d.error}" for d in r.failed]
     _emit(r, as_json, "\n".join(lines) or "(no failed operations)")
@@ -97,8 +97,7 @@ def conflicts(
             )
         params = protocol.parse(protocol.CheckPairParams, {"new": texts[0], "existing": texts[1]})
         # through the engine handle: a running daemon answers with its warm models
-        with open_engine(State.data_dir, front="cli") as engine:
-            v = engine.check_pair(params)
+        v = once("check_pair", params)
         if as_json:
             print(
                 json.dumps(
@@ -163,7 +162,7 @@ def reindex(project: Optional[str] = ProjectOpt, as_json: bool = JsonOpt) -> Non
     """Rebuild the project's vector index from the SQLite record (a progress bar on a
     terminal)."""
     params = _params(protocol.ReindexParams, {"project": project})
-    with open_engine(State.data_dir, front="cli") as engine:
+    with reached(long=True) as engine:
         with progress.shown(engine, params.project, "reindex", quiet=not progress.wanted(as_json)):
             r = engine.reindex(params)
     _emit(
@@ -189,7 +188,7 @@ def doctor(
     """Check the models, that the vector index agrees with SQLite and (--secrets) that no
     stored memory holds a secret (exit 1 if not)."""
     params = _params(protocol.DoctorParams, {"project": project, "secrets": secrets})
-    with open_engine(State.data_dir, front="cli") as engine:
+    with reached(long=True) as engine:
         r = engine.doctor(msgspec.structs.replace(params, repair=repair))
         redacted = r.redacted
         if repair:
@@ -218,7 +217,7 @@ def export(
 ) -> None:
     """Export the project's memories, logs and state as JSON Lines."""
     _require_project(project)
-    with open_engine(State.data_dir, front="cli") as engine:
+    with reached(long=True) as engine:
         lines = [
             json.dumps(item, ensure_ascii=False, sort_keys=True) for item in engine.export(project)
         ]
@@ -243,7 +242,7 @@ def import_(
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:
         raise InvalidInput(f"cannot read {file}: {exc.strerror}", field="file") from None
-    with open_engine(State.data_dir, front="cli") as engine:
+    with reached(long=True) as engine:
         with progress.shown(engine, project, "import", quiet=not progress.wanted(as_json)):
             counts = engine.import_(project, text.splitlines(), redact=redact)
     if as_json:
@@ -288,7 +287,7 @@ def ingest(
     if not items:
         raise InvalidInput("the file holds no memories", field="file")
     params = _params(protocol.IngestParams, {"project": project, "items": items, "redact": redact})
-    with open_engine(State.data_dir, front="cli") as engine:
+    with reached(long=True) as engine:
         with progress.shown(engine, params.project, "ingest", quiet=not progress.wanted(as_json)):
             r = engine.ingest(params)
     _emit(

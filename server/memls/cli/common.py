@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional
 
@@ -11,9 +15,34 @@ import typer
 
 from memls import __version__, protocol
 from memls.config import apply_limits
-from memls.daemon import open_engine
-from memls.errors import InvalidInput
+from memls.daemon import EngineHandle, OwnerExited, open_engine
+from memls.errors import InvalidInput, StoreError
 from memls.protocol import wording
+
+# How long one command may take, from its process's start to its exit, to reach the store
+# (through its owner, or owning it for the command) and get its answer, owners dying and
+# starting around it (docs/reliability.md, "A command's bound"). EXIT_RESERVE of it is kept
+# for printing the answer and the exit.
+CALL_SECONDS = 15.0
+EXIT_RESERVE = 0.5
+# Engine methods a command may send again when the owner exits before answering: reads, and
+# store (the second comes back as the duplicate of the first, never a second copy).
+REPEATABLE = frozenset(
+    {
+        "store",
+        "get",
+        "list",
+        "query",
+        "stats",
+        "audit",
+        "forgotten",
+        "conflicts",
+        "check_pair",
+        "citations",
+        "dead_letters",
+        "watched",
+    }
+)
 
 app = typer.Typer(
     name="memls",
@@ -81,6 +110,7 @@ FLAGS = {
     "failOn": "--fail-on",
     "wait": "--wait",
     "sarif": "--sarif",
+    "timeout": "--timeout",
 }
 
 
@@ -118,6 +148,16 @@ def secret_lines(found: list[Any], redacted: list[str]) -> list[str]:
 
 class State:
     data_dir: Optional[Path] = None
+    timeout: float = CALL_SECONDS
+    started: float | None = None  # time.monotonic() when the command started (main)
+    used_store = False  # the command opened the store (every handle closed when it ends)
+
+
+def deadline() -> float:
+    """The time.monotonic() by which this command must have its answer (then it prints it
+    and exits)."""
+    started = State.started if State.started is not None else time.monotonic()
+    return started + State.timeout - min(EXIT_RESERVE, State.timeout / 2)
 
 
 def _version(value: bool) -> None:
@@ -136,10 +176,21 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    timeout: float = typer.Option(
+        CALL_SECONDS,
+        "--timeout",
+        metavar="SECONDS",
+        help="The most a command may take to reach the store and get its answer, owners "
+        "starting and dying around it; then it fails with one line. ingest, import, export, "
+        "reindex, doctor, maintain, watch, context and store --wait: reaching the store only.",
+    ),
 ) -> None:
     if data_dir is not None and not data_dir.strip():  # "" would be the current directory
         raise InvalidInput("must not be empty (name a directory)", field="dataDir")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise InvalidInput("must be a number of seconds above 0", field="timeout")
     State.data_dir = Path(data_dir) if data_dir is not None else None
+    State.timeout = timeout
 
 
 def _require_project(project: str | None) -> None:
@@ -157,12 +208,52 @@ def _params(kind: type[Any], data: dict[str, Any]) -> Any:
     return params
 
 
-def _call(method: str, kind: type, data: dict[str, Any], *, watch: bool = False) -> Any:
-    """Validate params before touching the store, then run one engine method; `watch`: a
-    project named by its folder is watched first (its notes indexed, then followed by the
+@contextmanager
+def reached(*, long: bool = False) -> Iterator[EngineHandle]:
+    """The store by this command's deadline: through its owner, or owned by this process for
+    the command. Every call on it ends by the deadline too, unless `long` (a verb whose work
+    may take minutes: only reaching the store is bounded)."""
+    State.used_store = True
+    if long:
+        left = max(0.0, deadline() - time.monotonic())
+        handle = open_engine(State.data_dir, front="cli", wait_seconds=left)
+    else:
+        handle = open_engine(State.data_dir, front="cli", deadline=deadline())
+    with handle as engine:
+        yield engine
+
+
+def once(method: str, params: Any) -> Any:
+    """One engine call within the command's deadline. When the owner exits before it
+    answers, a REPEATABLE call is made again (through the next owner, or owning the store)
+    until the deadline; any other says its outcome is unknown."""
+    while True:
+        handle = None
+        try:
+            with reached() as engine:
+                handle = engine
+                return getattr(engine, method)(params)
+        except OwnerExited:
+            if method in REPEATABLE and time.monotonic() < deadline():
+                continue
+            pid = getattr(handle, "owner_pid", None)
+            raise StoreError(
+                f"the memls process that owned the store{f' (pid {pid})' if pid else ''} "
+                f"exited before it answered; whether {method} was done is unknown"
+            ) from None
+
+
+def _call(
+    method: str, kind: type, data: dict[str, Any], *, watch: bool = False, long: bool = False
+) -> Any:
+    """Validate params before touching the store, then run one engine method by the
+    command's deadline (`once`); `long`: only reaching the store is bounded. `watch` (long):
+    a project named by its folder is watched first (its notes indexed, then followed by the
     daemon), as the hooks and the MCP front name theirs."""
     params = _params(kind, data)
-    with open_engine(State.data_dir, front="cli") as engine:
+    if not (watch or long):
+        return once(method, params)
+    with reached(long=True) as engine:
         project = getattr(params, "project", None)
         if watch and project and Path(project).is_absolute() and Path(project).is_dir():
             engine.watch(protocol.WatchParams(project=project, wait=10.0))

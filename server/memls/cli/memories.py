@@ -12,7 +12,6 @@ from memls import protocol
 from memls.cli.common import (
     JsonOpt,
     ProjectOpt,
-    State,
     _call,
     _conflict_lines,
     _describe,
@@ -23,10 +22,11 @@ from memls.cli.common import (
     citation_text,
     folder_key,
     merged,
+    once,
     parse_cite,
+    reached,
     review_app,
 )
-from memls.daemon import open_engine
 
 
 @app.command()
@@ -79,9 +79,11 @@ def store(
     }
     params = _params(protocol.StoreParams, data)
     found: list[protocol.Conflict] = []
-    with open_engine(State.data_dir, front="cli") as engine:
-        r = engine.store(params)
-        if wait:
+    if not wait:
+        r = once("store", params)
+    else:
+        with reached(long=True) as engine:
+            r = engine.store(params)
             engine.flush()
             r = merged(engine, r)
             if r.created:

@@ -27,7 +27,9 @@ def watch(
 ) -> None:
     """Have the daemon index and watch a project's notes (every agent's instruction files,
     nested ones too, .memls/, decision records), from now on and across restarts."""
-    r: protocol.WatchResult = _call("watch", protocol.WatchParams, {"project": _folder(folder)})
+    r: protocol.WatchResult = _call(
+        "watch", protocol.WatchParams, {"project": _folder(folder)}, long=True
+    )
     state = "watched" if r.watching else "recorded (no daemon runs: indexed once now)"
     read = f"{len(r.notes)} note file(s) indexed" if r.indexed else "its notes are still being read"
     refused = [f"  not read: {link.message}" for link in r.refused]

@@ -7,16 +7,18 @@ See handle.py for takeover (`reconnect`), owner.py for the socket protocol, clie
 RemoteEngine.
 """
 
-from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
-from memls.daemon.handle import LocalEngine, open_engine, reconnect
+from memls.daemon.client import OwnerExited, OwnerSilent, OwnerUnavailable, RemoteEngine
+from memls.daemon.handle import EngineHandle, LocalEngine, open_engine, reconnect
 from memls.daemon.owner import OwnerServer
 from memls.daemon.sockets import SOCKET_NAME, socket_path
 
 __all__ = [
     "SOCKET_NAME",
+    "EngineHandle",
     "LocalEngine",
     "OwnerExited",
     "OwnerServer",
+    "OwnerSilent",
     "OwnerUnavailable",
     "RemoteEngine",
     "open_engine",

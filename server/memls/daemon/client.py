@@ -9,6 +9,9 @@ reader thread matches replies to callers, so calls run concurrently on the owner
 Notifications (after `subscribe()`, or as soon as a listener is added to `listeners`) are
 delivered to the listeners on a separate thread, so a listener may call the engine again.
 
+With a `deadline` (a time.monotonic() value, set by open_engine) no call waits past it: the
+call raises `OwnerSilent`, its outcome unknown.
+
 When the owner goes away the connection closes: every call in flight and every later call raises
 `OwnerExited` (a StoreError), and the callbacks in `on_close` run once. The handle is then dead;
 `memls.daemon.reconnect(handle)` opens the directory again, taking ownership if it is free.
@@ -22,6 +25,7 @@ import os
 import queue
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -45,6 +49,10 @@ class OwnerExited(StoreError):
 
 class OwnerUnavailable(StoreError):
     """Nobody answers on the socket (absent, refused, or silent): the owner does not serve."""
+
+
+class OwnerSilent(StoreError):
+    """The owner did not answer a call by the handle's deadline (its outcome is unknown)."""
 
 
 def error_from_wire(body: Any) -> MemlsError:
@@ -108,6 +116,7 @@ class RemoteEngine:
         self.listeners: list[Callable[[str, Any], None]] = _Listeners(self._listener_added)
         self.on_close: list[Callable[[StoreError], None]] = []
         self.open_args: dict[str, Any] = {}  # set by open_engine; reused by reconnect()
+        self.deadline: float | None = None  # time.monotonic() by which each call must end
         self._sock = sock
         self._ids = itertools.count(1)
         self._pending: dict[int, _Slot] = {}
@@ -196,6 +205,10 @@ class RemoteEngine:
                 f"{limit} bytes of the owner socket; it was not sent",
                 limit="max_frame_bytes",
             )
+        deadline = self.deadline
+        bounded = timeout is None and deadline is not None
+        if timeout is None and deadline is not None:
+            timeout = max(0.0, deadline - time.monotonic())
         try:
             with self._send_lock:
                 self._sock.sendall(line + b"\n")
@@ -204,6 +217,11 @@ class RemoteEngine:
         if not slot.done.wait(timeout):
             with self._lock:
                 self._pending.pop(request_id, None)
+            if bounded:
+                raise OwnerSilent(
+                    f"the owning memls process (pid {self.owner_pid}) of {self.directory} did "
+                    f"not answer {method} in the time left to this call; its outcome is unknown"
+                )
             raise TimeoutError(f"{method}: no reply from the owner within {timeout} s")
         if slot.failure is not None:
             raise self._dead_cls(slot.failure)

@@ -19,6 +19,12 @@ can also take over eagerly (do it off the reader thread's caller: schedule `reco
 daemon's own loop). A write whose reply was lost raises OwnerExited saying its outcome is
 unknown: acknowledged writes are durable (SQLite, synchronous=FULL), a retried `store` of the
 same text comes back as `duplicate=True` rather than a second copy.
+
+A call that must end by a time (a `memls` command) opens with `deadline=` (a
+`time.monotonic()` value): reaching the store waits until then at most, every request to an
+owner waits until then at most (OwnerSilent), and a process that takes the store itself
+indexes the outbox when it closes, in small steps, none begun that would end past the
+deadline; what it leaves in the outbox is indexed by the next owner.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from typing import Any, Protocol, cast
 from memls import protocol
 from memls.config import data_dir, ensure_private_dir
 from memls.daemon.citewatch import CitationWatcher
-from memls.daemon.client import OwnerExited, OwnerUnavailable, RemoteEngine
+from memls.daemon.client import OwnerExited, OwnerSilent, OwnerUnavailable, RemoteEngine
 from memls.daemon.notewatch import NoteWatcher, folder_of
 from memls.daemon.owner import OwnerServer
 from memls.daemon.sockets import remove_stale_socket, socket_path
@@ -43,7 +49,15 @@ from memls.index import integrity
 from memls.ownership import LOCK_NAME, OwnerLock
 from memls.scope import project_key
 
-__all__ = ["EngineHandle", "LocalEngine", "OwnerExited", "RemoteEngine", "open_engine", "reconnect"]
+__all__ = [
+    "EngineHandle",
+    "LocalEngine",
+    "OwnerExited",
+    "OwnerSilent",
+    "RemoteEngine",
+    "open_engine",
+    "reconnect",
+]
 
 
 class EngineHandle(Protocol):
@@ -56,6 +70,7 @@ class EngineHandle(Protocol):
     listeners: list[Callable[[str, Any], None]]
     subscribed_projects: frozenset[str] | None
     vectors_enabled: bool
+    deadline: float | None  # time.monotonic() by which each call must end; None: no bound
 
     def subscribe(self, projects: Iterable[str] | None = None) -> None: ...
 
@@ -106,6 +121,27 @@ class EngineHandle(Protocol):
 
 
 RETRY_SLEEP = 0.05
+# A process that owns the store for one call with a deadline (a `memls` command) indexes the
+# outbox when it closes: its own writes, and as much of what a killed owner left as a short
+# while allows, not the whole backlog (297 rows took 23 s, benchmarks/results/cli-takeover-
+# before.txt). Steps of BOUNDED_INDEX_BATCH rows (0.3-1.4 s each on 2 shared cores), begun
+# only within INDEX_WHILE of closing and when they should end CLOSE_RESERVE (closing the
+# store) before the deadline. The first loads the models: 1.8-3.8 s at a load average of 7-9
+# on 2 cores, about 8 s at 17-21; it is expected to take FIRST_STEP, or STEP_PER_LOAD for each
+# unit of load average per core if more.
+BOUNDED_INDEX_BATCH = 8
+INDEX_WHILE = 2.0
+FIRST_STEP = 2.5
+STEP_PER_LOAD = 1.0
+CLOSE_RESERVE = 1.0
+
+
+def _first_step() -> float:
+    try:
+        per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except (OSError, AttributeError):  # no load average on this system
+        per_core = 0.0
+    return max(FIRST_STEP, STEP_PER_LOAD * per_core)
 
 
 class LocalEngine(Engine):
@@ -120,6 +156,7 @@ class LocalEngine(Engine):
     notes_watcher: NoteWatcher | None = None
     open_args: dict[str, Any] = {}
     subscribed_projects: frozenset[str] | None = None
+    deadline: float | None = None
 
     def subscribe(self, projects: Iterable[str] | None = None) -> None:
         """Every notification of this process's engine reaches its listeners already; the
@@ -198,6 +235,16 @@ class LocalEngine(Engine):
         return protocol.WatchedResult(projects=listed)
 
     def close(self, flush_timeout: float = 60.0) -> None:
+        """Stop serving and close. With a deadline (no background indexer) the outbox is
+        indexed here first, as far as the deadline allows: the rows left stay in it,
+        acknowledged, for the next owner to index."""
+        if self.deadline is not None and self.worker is None and self._lock is not None:
+            self.index_by(
+                self.deadline - CLOSE_RESERVE,
+                batch=BOUNDED_INDEX_BATCH,
+                first_step=_first_step(),
+                start_by=time.monotonic() + INDEX_WHILE,
+            )
         notes_watcher, self.notes_watcher = self.notes_watcher, None
         if notes_watcher is not None:
             notes_watcher.stop()
@@ -252,6 +299,7 @@ def open_engine(
     front: str = "api",
     serve: bool = False,
     wait_seconds: float = 30.0,
+    deadline: float | None = None,
     **engine_kw: Any,
 ) -> EngineHandle:
     """The engine handle for `directory` (default: --data-dir / $MEMLS_DATA_DIR / user dir).
@@ -259,8 +307,10 @@ def open_engine(
     Free lock: this process owns the store and gets a LocalEngine (an Engine), serving it on
     <dir>/memls.sock when `serve` (long-lived fronts; short-lived ones like the CLI do not).
     Held lock: a RemoteEngine connected to the owner's socket. When the owner does not serve
-    (another CLI command is running), keep trying both until `wait_seconds`, then StoreError.
-    `engine_kw` (vectors, clock, models, retrieval) apply only when this process owns the store.
+    (another CLI command is running, or the owner is starting), keep trying both until
+    `wait_seconds`, then StoreError. `deadline` (a time.monotonic() value) replaces
+    `wait_seconds` and stays with the handle: see the module doc. `engine_kw` (vectors, clock,
+    models, retrieval) apply only when this process owns the store.
     """
     path = ensure_private_dir(data_dir(directory))
     args = {
@@ -268,14 +318,19 @@ def open_engine(
         "front": front,
         "serve": serve,
         "wait_seconds": wait_seconds,
+        "deadline": deadline,
         **engine_kw,
     }
-    deadline = time.monotonic() + wait_seconds
+    started = time.monotonic()
+    until = started + wait_seconds if deadline is None else deadline
+    if deadline is not None and not serve:  # indexes when it closes, by the deadline
+        engine_kw.setdefault("index_in_background", False)
     why = "no owner socket"
     while True:
         local = _try_own(path, front, engine_kw)
         if local is not None:
             local.open_args = args
+            local.deadline = deadline
             try:
                 if serve:
                     local.serve()
@@ -289,23 +344,28 @@ def open_engine(
                 local.close()
                 raise
             return cast(EngineHandle, local)
+        left = until - time.monotonic()
         try:
             remote = RemoteEngine.connect(
-                path, front=front, timeout=max(1.0, min(10.0, deadline - time.monotonic()))
+                path,
+                front=front,
+                timeout=max(1.0, min(10.0, left)) if deadline is None else max(0.1, left),
             )
         except OwnerUnavailable as exc:
             why = exc.message
         else:
             remote.open_args = args
+            remote.deadline = deadline
             return cast(EngineHandle, remote)
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= until:
             holder = OwnerLock(path).holder()
             raise StoreError(
                 f"the data directory {path} is owned by another memls process"
                 f"{f' (pid {holder})' if holder else ''} that does not serve it ({why}); "
-                f"waited {wait_seconds:g} s: stop it, retry, or use another --data-dir"
+                f"waited {time.monotonic() - started:.1f} s: stop it, retry, or use another "
+                "--data-dir"
             )
-        time.sleep(RETRY_SLEEP)
+        time.sleep(min(RETRY_SLEEP, max(0.0, until - time.monotonic())))
 
 
 def reconnect(old: EngineHandle, **overrides: Any) -> EngineHandle:

@@ -103,13 +103,15 @@ class Engine:
         retrieval: RetrievalConfig | None = None,
         models: ModelRuntime | None = None,
         cache: bool | None = None,
+        index_in_background: bool = True,
     ) -> Self:
         """Take ownership of the data directory (creating it owner-only) and open the store.
 
         vectors=None follows the settings (on by default); False runs lexical-only: no Chroma,
         no models. models: a ModelRuntime to share (tests, benchmarks); the engine then does
         not close it. cache=None follows [retrieval] cache (on by default); False: every query
-        is computed afresh (benchmarks report uncached numbers).
+        is computed afresh (benchmarks report uncached numbers). index_in_background=False: no
+        worker drains the outbox; the owner indexes when it chooses (`index_by`).
         """
         path = ensure_private_dir(data_dir(directory))
         lock = OwnerLock(path)
@@ -153,7 +155,8 @@ class Engine:
             own_models=models is None,
         )
         try:
-            engine.start_worker()
+            if index_in_background:
+                engine.start_worker()
         except BaseException:
             engine.close(flush_timeout=0)  # releases the database and the lock
             raise
@@ -225,6 +228,13 @@ class Engine:
     def flush(self, timeout: float = 120.0) -> bool:
         """Wait until every acknowledged write is in the vector index (True when it is)."""
         return self._cases.indexing.flush(timeout)
+
+    def index_by(self, until: float, *, batch: int, first_step: float, start_by: float) -> bool:
+        """Index the outbox in this thread, no step begun after `start_by` or that should not
+        end by `until`; True when it is empty (`Indexing.drain_by`)."""
+        return self._cases.indexing.drain_by(
+            until, batch=batch, first_step=first_step, start_by=start_by
+        )
 
     def degraded(self) -> list[str]:
         """Every reason retrieval is weaker than configured; empty when all is well."""

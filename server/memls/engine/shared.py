@@ -113,6 +113,27 @@ class Indexing:
         """Wait until every acknowledged write is in the vector index (True when it is)."""
         return True if self.worker is None else self.worker.flush(timeout)
 
+    def drain_by(self, until: float, *, batch: int, first_step: float, start_by: float) -> bool:
+        """Index the outbox in the calling thread, `batch` rows a step, beginning a step only
+        up to `start_by` and only when it should end by `until` (time.monotonic() values):
+        the first is expected to take `first_step` (loading the models included), each next
+        one as long as the last took. True when the outbox is empty; the rows left stay in
+        it for the next owner."""
+        last = {"step": first_step, "at": -1.0}
+
+        def go_on() -> bool:
+            now = time.monotonic()
+            if last["at"] >= 0:
+                last["step"] = now - last["at"]
+            last["at"] = now
+            return now <= start_by and now + last["step"] <= until
+
+        try:
+            self.indexer.drain(batch, go_on=go_on)
+        except Exception as exc:  # noqa: BLE001 - kept in the outbox for the next owner
+            log.warning("indexing failed, the outbox keeps the rows: %s", exc)
+        return self.indexer.pending() == 0
+
     def stop(self, flush_timeout: float) -> None:
         if self.worker is not None:
             self.worker.flush(flush_timeout)

@@ -64,11 +64,16 @@ class Indexer:
     def pending(self, project: str | None = None) -> int:
         return self.queue.pending(project)
 
-    def drain(self, batch: int = 128, limit: int | None = None) -> int:
-        """Apply pending rows; returns how many were applied. Raises what stopped it."""
+    def drain(
+        self, batch: int = 128, limit: int | None = None, go_on: Callable[[], bool] | None = None
+    ) -> int:
+        """Apply pending rows; returns how many were applied. Raises what stopped it.
+        `go_on` is asked before each batch: False stops the drain there."""
         done = 0
         with self._lock:
-            while (limit is None or done < limit) and not self.stopping:
+            while (
+                (limit is None or done < limit) and not self.stopping and (go_on is None or go_on())
+            ):
                 rows = self.queue.next_batch(batch)
                 if not rows:
                     break
