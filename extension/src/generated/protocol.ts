@@ -145,6 +145,7 @@ export interface Memory {
   id: string;
   invalidatedAt?: string | null;
   lastSeenAt?: string | null;
+  origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
   seenAgain?: number;
@@ -162,7 +163,9 @@ export interface Memory {
 /**
  * An open contradiction of a memory, as its readers see it: the other statement, how
  * sure the scorer was, which of the two is newer, and which one stands now (the newer,
- * unless the older one was approved on review after the newer was recorded).
+ * unless the older one was approved on review after the newer was recorded, or the newer
+ * is an agent's own unreviewed memory and the older a note of the project: the project's
+ * files outrank what an agent told itself).
  */
 export interface ConflictRef {
   confidence: number;
@@ -229,7 +232,7 @@ export interface NoteLink {
 export interface ContextEntry {
   memory: Memory;
   score?: number | null;
-  section: "relevant" | "standing";
+  section: "contradicted" | "relevant" | "standing";
   stale?: boolean;
   tokens: number;
 }
@@ -495,6 +498,7 @@ export interface MaintainResult {
  */
 export interface NoteFile {
   kind?: "" | "instructions" | "record";
+  origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   secrets?: NoteSecret[];
   uri: string;
 }
@@ -565,6 +569,7 @@ export interface QueryHit {
   id: string;
   invalidatedAt?: string | null;
   lastSeenAt?: string | null;
+  origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
   score: number;
@@ -720,6 +725,7 @@ export interface SyncNoteParams {
     "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
   kind?: ("" | "instructions" | "record") | null;
   open?: boolean;
+  origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project?: string | null;
   text: string | null;
   uri: string;

@@ -20,6 +20,9 @@ editor and an agent on one folder see the same notes, indexed once.
   scanned again.
 - An editor's open buffer wins over the disk: a note synced with `open` is left to the editor
   until it is synced again without (the editor closed it).
+- The memories agents keep by themselves outside the folder (Claude Code's auto memory of
+  the project; the user-wide ones as `@user`) are followed beside (`daemon.agent_memory`):
+  read with the project's notes, listed with them, watched in their own folders.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import watchfiles
 from pygls import uris
 
 from memls import protocol
+from memls.daemon.agent_memory import AgentMemoryWatcher
 from memls.daemon.folders import follow
 from memls.errors import InvalidInput, MemlsError
 from memls.files import LeadsOut
@@ -98,6 +102,8 @@ class NoteWatcher:
         self._threads: list[threading.Thread] = []
         self.watching = threading.Event()
         """Set while the current folders are being watched (cleared when they change)."""
+        self.agents = AgentMemoryWatcher(engine, sync, held=self._is_held, syncing=self._syncing)
+        """The memories agents keep by themselves, outside the projects' folders."""
 
     # ------------------------------------------------------------ lifecycle
 
@@ -109,9 +115,11 @@ class NoteWatcher:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
+        self.agents.start()
         return self
 
     def stop(self) -> None:
+        self.agents.stop()
         self._stop.set()
         self._restart.set()
         with self._lock:
@@ -148,13 +156,15 @@ class NoteWatcher:
         removed = bool(self.engine.remove_watched(project))
         with self._lock:
             self._projects.pop(project, None)
+        self.agents.drop(project)
         self._restart.set()
         return removed
 
     def notes_of(self, project: str) -> list[protocol.NoteFile]:
         with self._lock:
             state = self._projects.get(project)
-            return sorted(state.notes.values(), key=lambda n: n.uri) if state else []
+            mine = sorted(state.notes.values(), key=lambda n: n.uri) if state else []
+        return mine + self.agents.notes_of(project) if state else []
 
     def refused_of(self, project: str) -> list[protocol.RefusedNote]:
         with self._lock:
@@ -190,6 +200,7 @@ class NoteWatcher:
             if state is None:
                 state = self._projects[project] = _Project(Path(project))
                 self._queue.append((project, "scan"))
+                self.agents.follow(project)
             if first and not state.scanned.is_set():
                 try:
                     self._queue.remove((project, "scan"))
@@ -242,6 +253,8 @@ class NoteWatcher:
                 with self._syncing:
                     if not self._is_held(uri):
                         self._sync_text(project, uri, None)
+        if self.agents.scan(project):  # its agents' own memories, read with its notes
+            state.fresh = True
         folders = watch_folders(state.root, self.globs, found.notes) | found.linked_folders
         with self._lock:
             changed = folders != state.folders

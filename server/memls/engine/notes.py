@@ -14,7 +14,7 @@ from memls import protocol, secrets, textnorm
 from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
 from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text
 from memls.engine.writes import clear_tombstone, insert
-from memls.notes import NoteFacts, index, note_facts, note_kind, parse, resolve_ref
+from memls.notes import NoteFacts, agent_memory, index, note_facts, note_kind, parse, resolve_ref
 from memls.scope import project_key
 from memls.store.unit import Tx
 
@@ -112,7 +112,8 @@ class Notes:
         project = project_key(params.project)
         uri = checked_text(params.uri, "uri")
         assert uri is not None
-        units = parse(params.text, default_type=params.default_type) if params.text else []
+        origin = params.origin if params.origin is not None else self._origin(project, uri)
+        units = self._units(params, uri, origin) if params.text else []
         found = note_secrets(params.text or "")
         if found:  # the note is the source of truth: its units are kept, their secrets not
             units = [_redacted(unit) for unit in units]
@@ -160,8 +161,13 @@ class Notes:
                 if key not in wanted:
                     tx.forget(row, "source_removed", now)
                     removed.append(row["id"])
-            kind = params.kind if params.kind is not None else self._note_kind(uri, project)
-            relinked = self._record_facts(tx, uri, params.text or "", bool(units), now, kind)
+            if origin:  # an agent's memory: every line a standing statement of its own
+                kind: protocol.NoteKind = "instructions"
+            else:
+                kind = params.kind if params.kind is not None else self._note_kind(uri, project)
+            relinked = self._record_facts(
+                tx, uri, params.text or "", bool(units), now, kind, origin
+            )
         self.indexing.kick()
         self.announcer.changed(project, "sync", added + removed + moved)
         self.announcer.changed(project, "links", relinked)  # the first units of the notes concerned
@@ -185,6 +191,25 @@ class Notes:
             rows = [row for uri in sorted(uris) for row in tx.memories.active_by_source(uri)]
             return tx.records(rows) if rows else []
 
+    def _origin(self, project: str, uri: str) -> str:
+        """The origin a note file was synced with before (an editor's sync of an agent's
+        memory does not say it)."""
+        with self.units.read(project) as tx:
+            return tx.note_files.origin(uri)
+
+    @staticmethod
+    def _units(params: protocol.SyncNoteParams, uri: str, origin: str) -> list[Any]:
+        """The note's units; an agent's own memory read as that agent writes it: front matter
+        and index lines are no memory, its type from its front matter (`agent_memory`)."""
+        assert params.text is not None
+        if not origin:
+            return parse(params.text, default_type=params.default_type)
+        name = PurePosixPath(uri_path(uri)).name
+        return parse(
+            agent_memory.readable(params.text, origin, name),
+            default_type=agent_memory.memory_type(params.text, origin, name),
+        )
+
     def _note_kind(self, uri: str, project: str) -> protocol.NoteKind:
         """What kind of document the note is, by its path in the project folder (a project
         named by its folder's path, as the editor names it) and config.toml's `[notes]`
@@ -198,7 +223,13 @@ class Notes:
 
     @staticmethod
     def _record_facts(
-        tx: Tx, uri: str, text: str, present: bool, now: str, kind: protocol.NoteKind = ""
+        tx: Tx,
+        uri: str,
+        text: str,
+        present: bool,
+        now: str,
+        kind: protocol.NoteKind = "",
+        origin: str = "",
     ) -> list[str]:
         """The note's standing (and its kind of document), then the project's note links
         resolved again. Returns the ids of the first units of the notes whose links changed
@@ -212,6 +243,7 @@ class Notes:
                 current=facts.current,
                 facts=msgspec.json.encode(facts).decode(),
                 at=now,
+                origin=origin,
             )
         else:
             tx.note_files.remove(uri)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from memls.protocol.base import (
+    AgentOrigin,
     Content,
     FeedbackSignal,
     ForgetReason,
@@ -311,6 +312,10 @@ class SyncNoteParams(Wire):
     #: true: `text` is an editor's open buffer, which wins over the disk: the owner's note
     #: watcher leaves this file alone until it is synced again with `open` false
     open: bool = False
+    #: the note is an agent's own memory (outside the project's folder): read as that agent
+    #: writes it (`memls.notes.agent_memory`). null: a note of the project, or, for a file
+    #: synced before as an agent's memory, the origin it was synced with
+    origin: AgentOrigin | None = None
 
 
 class SyncNoteResult(Wire):

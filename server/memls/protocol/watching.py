@@ -6,7 +6,7 @@ from typing import Annotated
 
 import msgspec
 
-from memls.protocol.base import NoteKind, Project, Wire
+from memls.protocol.base import AgentOrigin, NoteKind, Project, Wire
 from memls.protocol.requests import NoteSecret
 
 
@@ -26,6 +26,7 @@ class NoteFile(Wire):
     uri: str
     kind: NoteKind = ""
     secrets: list[NoteSecret] = []  # its units are indexed with these redacted
+    origin: AgentOrigin | None = None  # an agent's own memory of the project (outside its folder)
 
 
 class RefusedNote(Wire):
