@@ -11,6 +11,7 @@ export interface MemlsSettings {
   globs: string[];
   instructions: string[];
   records: string[];
+  agentMemories: boolean;
   rerank: boolean;
   chromaUrl: string;
   dataDir: string;
@@ -24,6 +25,7 @@ export const DEFAULTS: MemlsSettings = {
   globs: [...props["memls.notes.globs"].default],
   instructions: [...props["memls.notes.instructions"].default],
   records: [...props["memls.notes.records"].default],
+  agentMemories: props["memls.notes.agentMemories"].default,
   rerank: props["memls.rerank"].default,
   chromaUrl: props["memls.chromaUrl"].default,
   dataDir: props["memls.dataDir"].default,
@@ -40,6 +42,7 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
     globs: list(get("notes.globs", DEFAULTS.globs), DEFAULTS.globs),
     instructions: list(get("notes.instructions", DEFAULTS.instructions), DEFAULTS.instructions),
     records: list(get("notes.records", DEFAULTS.records), DEFAULTS.records),
+    agentMemories: get("notes.agentMemories", DEFAULTS.agentMemories) !== false,
     rerank: get("rerank", DEFAULTS.rerank) !== false,
     chromaUrl: String(get("chromaUrl", DEFAULTS.chromaUrl) ?? "").trim(),
     dataDir: String(get("dataDir", DEFAULTS.dataDir) ?? "").trim(),
@@ -51,7 +54,12 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
 /** What the server gets at initialize (and, as the `memls` section, on every change). */
 export function initializationOptions(s: MemlsSettings) {
   return {
-    notes: { globs: s.globs, instructions: s.instructions, records: s.records },
+    notes: {
+      globs: s.globs,
+      instructions: s.instructions,
+      records: s.records,
+      agentMemories: s.agentMemories,
+    },
     rerank: s.rerank,
     interactiveDepth: s.interactiveDepth,
     chromaUrl: s.chromaUrl || null,
@@ -61,8 +69,8 @@ export function initializationOptions(s: MemlsSettings) {
 
 /** Settings that only a new server process can take (its command line and environment). */
 export function needsRestart(a: MemlsSettings, b: MemlsSettings): boolean {
-  return JSON.stringify([a.serverCommand, a.dataDir, a.chromaUrl, a.rerank])
-    !== JSON.stringify([b.serverCommand, b.dataDir, b.chromaUrl, b.rerank]);
+  return JSON.stringify([a.serverCommand, a.dataDir, a.chromaUrl, a.rerank, a.agentMemories])
+    !== JSON.stringify([b.serverCommand, b.dataDir, b.chromaUrl, b.rerank, b.agentMemories]);
 }
 
 export interface Launch {
@@ -116,6 +124,7 @@ export function resolveLaunch(s: MemlsSettings, folders: string[], probe: Probe)
   const env: Record<string, string> = {};
   if (!s.rerank) env.MEMLS_RERANK = "0";
   if (s.chromaUrl) env.MEMLS_CHROMA_URL = s.chromaUrl;
+  if (!s.agentMemories) env.MEMLS_AGENT_MEMORIES = "0";
   return { command, args, env, how };
 }
 

@@ -45,11 +45,13 @@ describe("settings", () => {
     expect(launch.command).toBe("/x/python");
     expect(launch.args).toEqual(["-m", "memls", "--data-dir", "/d", "serve", "--stdio"]);
     expect(launch.env).toEqual({ MEMLS_RERANK: "0", MEMLS_CHROMA_URL: "http://c:8000" });
+    const off = resolveLaunch({ ...s, agentMemories: false }, [], none)!;
+    expect(off.env.MEMLS_AGENT_MEMORIES).toBe("0");
   });
 
   it("sends every setting at initialize, the globs where the server reads them", () => {
     const o = initializationOptions({ ...DEFAULTS, globs: ["NOTES.md"], instructions: ["NOTES.md"], records: [] });
-    expect(o.notes).toEqual({ globs: ["NOTES.md"], instructions: ["NOTES.md"], records: [] });
+    expect(o.notes).toEqual({ globs: ["NOTES.md"], instructions: ["NOTES.md"], records: [], agentMemories: true });
     expect(o).toMatchObject({ rerank: true, interactiveDepth: 0, chromaUrl: null, dataDir: null });
   });
 
@@ -57,6 +59,7 @@ describe("settings", () => {
     expect(needsRestart(DEFAULTS, { ...DEFAULTS, interactiveDepth: 9 })).toBe(false);
     expect(needsRestart(DEFAULTS, { ...DEFAULTS, dataDir: "/d" })).toBe(true);
     expect(needsRestart(DEFAULTS, { ...DEFAULTS, rerank: false })).toBe(true);
+    expect(needsRestart(DEFAULTS, { ...DEFAULTS, agentMemories: false })).toBe(true);
   });
 
   it("interactive queries carry the interactive depth; re-ranking off is said per query", () => {

@@ -7,6 +7,10 @@ throwaway HOME laid out as the agents lay them out."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +18,7 @@ from pygls import uris
 
 from daemon_helpers import Heard
 from memls import protocol as p
-from memls.daemon import open_engine
+from memls.daemon import RemoteEngine, open_engine
 from memls.notes.agent_places import claude_slug
 
 RELEASES = "Releases are cut from the develop branch."
@@ -211,3 +215,35 @@ def test_the_setting_off_reads_none_and_forgets_those_read(tmp_path, home, monke
         assert not any(n.origin for n in engine.watch(p.WatchParams(project=key, wait=0)).notes)
         engine.notes_watcher.agents.scan("@user")  # what its start queued, done here
         assert texts(engine, "@user") == set()
+
+
+def _socket_daemon(data: Path, home: Path, *flags: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k not in AGENT_ENV}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memls", "--data-dir", str(data), "serve", "--socket", *flags],
+        env={**env, "HOME": str(home)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None and "serving" in proc.stderr.readline()
+    return proc
+
+
+def test_serve_no_agent_memories_reads_none_and_forgets_those_read(tmp_path, home):
+    _user_wide(home)
+    data = tmp_path / "data"
+    wanted = {"I prefer tabs over spaces.", "the user signs every release tag [Task 1]"}
+    for flags, expected in (((), wanted), (("--no-agent-memories",), set())):
+        proc = _socket_daemon(data, home, *flags)
+        try:
+            with RemoteEngine.connect(data, front="test") as engine:
+                heard = Heard()
+                engine.listeners.append(heard)
+                engine.subscribe(["@user"])
+                if expected:
+                    assert heard.wait(lambda _: texts(engine, "@user") == expected)
+                else:  # the start's reading of @user forgets what the first daemon read
+                    assert heard.wait(lambda _: texts(engine, "@user") == set())
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=60) == 0

@@ -57,6 +57,17 @@ def test_the_servers_settings_reader_takes_the_extensions_whole_section():
     assert (notes.globs, notes.instructions, notes.records) == (["NOTES.md"], ["NOTES.md"], [])
 
 
+def test_agent_memories_are_read_as_on_the_server(tmp_path, monkeypatch):
+    """`memls.notes.agentMemories`, config.toml's `[notes] agent_memories` and the LSP's
+    `notes.agentMemories` start on, and the extension's section turns the LSP's off."""
+    monkeypatch.delenv("MEMLS_AGENT_MEMORIES", raising=False)
+    settings = config.load_settings(tmp_path)
+    default = props()["memls.notes.agentMemories"]["default"]
+    assert default is settings.agent_memories is ClientSettings().notes.agent_memories is True
+    section = {"notes": {"agentMemories": False}}
+    assert read(section, "initializationOptions").notes.agent_memories is False
+
+
 def test_rerank_is_on_as_on_the_server(tmp_path):
     settings = config.load_settings(tmp_path)  # no config.toml: the server's defaults
     assert props()["memls.rerank"]["default"] is settings.rerank is RetrievalConfig().rerank is True

@@ -271,6 +271,12 @@ def promoted(r: protocol.PromoteResult) -> str:
     line = f":{span.start_line + 1}" if span is not None else ""
     if r.already:
         return f"{r.id} is already a list item of {r.path}{line}; nothing was written."
+    if r.memory.origin:
+        return (
+            f"Promoted {r.id}: wrote {r.path}{line} into "
+            f"{protocol.ORIGIN_NAMES[r.memory.origin]}, with its pointer in MEMORY.md there; "
+            "the memory is now that file's unit."
+        )
     made = "created the note" if r.created else "added it to"
     return (
         f"Promoted {r.id}: {made} {r.path}{line} as a list item. Commit the note to share it "

@@ -6,6 +6,11 @@ while they are read and embedded, and learns which note files there are (for dia
 What only an editor has is its open buffers: they win over the disk, so an open note is synced
 from the buffer as it is edited (`open`: the owner's watcher leaves it alone), and from the
 disk again when it is closed.
+
+The memories an agent keeps by itself outside the folder (Claude Code's auto memory of the
+project: `NoteFile.origin`) are notes of the project too: the owner lists them with its notes,
+so they get diagnostics, and an open buffer of one is synced like a note's (read inside its
+own folder), unless `memls.notes.agentMemories` is off.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ class NoteSync(ServerBase):
         super().__init__(*args, **kwargs)
         self.sync_debounce = notes.Debouncer(0.25, self._sync_uri)
         self.notes_debounce = notes.Debouncer(0.3, self._refresh_notes)
+        self.agent_notes: dict[str, str] = {}  # uri of an agent's own memory -> its project
 
     async def index_workspace(self) -> None:
         await self.ready.wait()
@@ -78,6 +84,11 @@ class NoteSync(ServerBase):
         links = {r.uri: r for r in refused}
         changed = self.note_refused.get(project, {}) != links
         self.note_refused[project] = links
+        if not self.settings.notes.agent_memories:
+            found = [n for n in found if not n.origin]
+        for uri in [u for u, p in self.agent_notes.items() if p == project]:
+            del self.agent_notes[uri]
+        self.agent_notes.update({n.uri: project for n in found if n.origin})
         mine = {uri for uri, p in self.indexed.items() if p == project}
         listed = {n.uri for n in found}
         for uri in mine - listed:
@@ -122,6 +133,9 @@ class NoteSync(ServerBase):
     async def _sync_uri(self, uri: str, refresh: bool = True, takeover: bool = False) -> None:
         """An open buffer (or, once it is closed, the disk) synced to the owner, under the
         note's name: a link's target's, when it is a link inside the folder."""
+        if uri in self.agent_notes and self.settings.notes.agent_memories:
+            await self._sync_agent_note(uri, self.agent_notes[uri], takeover)
+            return
         folder = self.note_folder(uri)
         synced = None if folder is None else notes.note_uri(uri, folder.path)
         if folder is None or synced is None or self.engine is None:
@@ -159,10 +173,45 @@ class NoteSync(ServerBase):
         except MemlsError as exc:
             log.warning("indexing %s failed: %s", synced, exc)
             return
-        first = synced not in self.indexed
-        self.indexed[synced] = folder.project
-        secrets_changed = self.note_secrets.get(synced, []) != result.secrets
-        self.note_secrets[synced] = result.secrets
+        self._synced(synced, folder.project, result, refresh)
+
+    def _synced(
+        self, uri: str, project: str, result: protocol.SyncNoteResult, refresh: bool
+    ) -> None:
+        first = uri not in self.indexed
+        self.indexed[uri] = project
+        secrets_changed = self.note_secrets.get(uri, []) != result.secrets
+        self.note_secrets[uri] = result.secrets
         # pairs read before may sit in this note, and its secrets are shown as they change
         if (refresh and first) or secrets_changed:
-            self.publish(folder.project)
+            self.publish(project)
+
+    async def _sync_agent_note(self, uri: str, project: str, takeover: bool) -> None:
+        """An agent's own memory file, open in this editor (or closed again): synced into its
+        project, read inside its own folder from the disk; the owner knows its origin."""
+        engine = self.engine
+        if engine is None:
+            return
+        doc = self.workspace.text_documents.get(uri)
+        if doc is not None:
+            text: str | None = doc.source
+        else:
+            path = Path(uris.to_fs_path(uri) or "")
+            try:
+                _name, text = await asyncio.get_running_loop().run_in_executor(
+                    self.pool, notes.read_note, path.parent, path
+                )
+            except (notes.Unreadable, notes.LeadsOut) as exc:
+                log.warning("not indexing %s", exc)
+                return
+        params = protocol.SyncNoteParams(uri=uri, text=text, project=project, open=doc is not None)
+        try:
+            if takeover:
+                loop = asyncio.get_running_loop()
+                result = await loop.run_in_executor(self.pool, engine.sync_note, params)
+            else:
+                result = await self.run("sync_note", params)
+        except MemlsError as exc:
+            log.warning("indexing %s failed: %s", uri, exc)
+            return
+        self._synced(uri, project, result, refresh=True)

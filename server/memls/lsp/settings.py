@@ -15,13 +15,16 @@ from memls.errors import InvalidInput
 from memls.notes.globs import DEFAULT_GLOBS
 
 
-class NotesSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+class NotesSettings(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=False):
     """Which workspace files are notes, and which of them are instruction files (any two
-    of a file's statements are compared) or decision records."""
+    of a file's statements are compared) or decision records; whether the memories agents
+    keep by themselves outside the folder (Claude Code's auto memory of the project) are
+    notes of this window too (diagnostics, an open buffer synced)."""
 
     globs: list[str] = msgspec.field(default_factory=lambda: list(DEFAULT_GLOBS))
     instructions: list[str] = msgspec.field(default_factory=lambda: list(INSTRUCTION_GLOBS))
     records: list[str] = msgspec.field(default_factory=lambda: list(RECORD_GLOBS))
+    agent_memories: bool = True
 
 
 class ClientSettings(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=False):

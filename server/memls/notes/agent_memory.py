@@ -132,3 +132,53 @@ def _codex_memory(lines: list[str]) -> list[bool]:
 
 def _section(title: str) -> str:
     return " ".join(title.strip().strip("*_").lower().split())
+
+
+# ---------------------------------------------------------------- writing one (promote)
+
+#: memls's types -> Claude Code's, for a memory promoted into its auto memory (`memls promote
+#: --to claude-memory`): the inverse of `CLAUDE_TYPES`, rules and lessons as feedback.
+TO_CLAUDE: dict[str, str] = {
+    "preference": "user",
+    "convention": "feedback",
+    "constraint": "feedback",
+    "lesson": "feedback",
+    "decision": "project",
+    "fact": "project",
+    "note": "reference",
+}
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def claude_topic(content: str, memory_type: str) -> tuple[str, str]:
+    """(its name, the topic file's text) for a memory written into Claude Code's auto memory
+    as Claude Code writes one: front matter `name` (a kebab-case slug), `description` (the
+    fact's first line, cut at a word), `metadata.type`; then the fact."""
+    name = "-".join(w.lower() for w in _WORD.findall(content)[:6]) or "memory"
+    meta = {
+        "name": name,
+        "description": _cut(content.strip().splitlines()[0] if content.strip() else name),
+        "metadata": {"type": TO_CLAUDE.get(memory_type, "reference")},
+    }
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
+    return name, f"---\n{front}---\n\n{content.strip()}\n"
+
+
+def claude_index(index: str | None, file_name: str, title: str, hook: str) -> str:
+    """MEMORY.md with a pointer to `file_name` (`- [Title](file.md) — hook`), added at its end
+    unless one points there already."""
+    text = index or ""
+    for line in split_lines(text):
+        found = _POINTER.match(line)
+        if found and f"]({file_name})" in found.group(0):
+            return text
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return f"{text}- [{title}]({file_name}) — {_cut(hook)}\n"
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + "…"
