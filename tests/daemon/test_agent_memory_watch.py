@@ -104,7 +104,7 @@ def test_claude_auto_memory_is_read_followed_checked_and_briefed(tmp_path, home)
         assert {(n.kind, n.origin) for n in ours.values()} == {("instructions", "claude-memory")}
 
         # checked like a note: AGENTS.md's line contradicts it, and AGENTS.md stands
-        assert engine.flush(60)
+        assert engine.flush(120)  # embedded and checked (the models may load first)
         (pair,) = engine.conflicts(p.ConflictsParams(project=key, status="open")).conflicts
         assert (pair.newer.id, pair.older.content) == (mine.id, AGENTS_LINE)
         mine = engine.get(p.GetParams(id=mine.id, project=key))
@@ -121,6 +121,14 @@ def test_claude_auto_memory_is_read_followed_checked_and_briefed(tmp_path, home)
             pair.older.id: "standing",
             next(m.id for m in listed(engine, key) if m.content.startswith("The user")): "standing",
         }
+
+        # a person approves the agent's memory: then it is the statement that stands
+        engine.review(p.ReviewParams(project=key, action="approve", id=mine.id))
+        (ref,) = engine.get(p.GetParams(id=mine.id, project=key)).contradicts
+        assert ref.current == mine.id
+        brief = engine.context(p.ContextParams(project=key, standing=True))
+        assert "Your auto memory says" not in brief.markdown
+        assert AGENTS_LINE not in brief.markdown  # the losing side is left out, as for notes
 
         # followed: an edit replaces the unit, a deletion forgets it
         (folder / "release_branch.md").write_text(topic("Releases are cut every Tuesday."))
@@ -232,6 +240,8 @@ def _socket_daemon(data: Path, home: Path, *flags: str) -> subprocess.Popen:
 def test_serve_no_agent_memories_reads_none_and_forgets_those_read(tmp_path, home):
     _user_wide(home)
     data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text("[index]\nvectors = false\n")  # no models to load
     wanted = {"I prefer tabs over spaces.", "the user signs every release tag [Task 1]"}
     for flags, expected in (((), wanted), (("--no-agent-memories",), set())):
         proc = _socket_daemon(data, home, *flags)

@@ -721,11 +721,11 @@ export interface SupersedeResult {
  * Index one note file (its text as the editor or the disk has it; null: file removed).
  */
 export interface SyncNoteParams {
+  agentMemory?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   defaultType?:
     "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
   kind?: ("" | "instructions" | "record") | null;
   open?: boolean;
-  origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project?: string | null;
   text: string | null;
   uri: string;

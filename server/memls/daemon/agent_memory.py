@@ -169,7 +169,7 @@ class AgentMemoryWatcher:
 
     def _put(self, project: str, uri: str, text: str | None, origin: Any) -> bool:
         result = self._sync(
-            protocol.SyncNoteParams(uri=uri, text=text, project=project, origin=origin)
+            protocol.SyncNoteParams(uri=uri, text=text, project=project, agent_memory=origin)
         )
         with self._lock:
             notes = self._notes.setdefault(project, {})

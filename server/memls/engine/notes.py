@@ -112,7 +112,7 @@ class Notes:
         project = project_key(params.project)
         uri = checked_text(params.uri, "uri")
         assert uri is not None
-        origin = params.origin if params.origin is not None else self._origin(project, uri)
+        origin = params.agent_memory or self._origin(project, uri)
         units = self._units(params, uri, origin) if params.text else []
         found = note_secrets(params.text or "")
         if found:  # the note is the source of truth: its units are kept, their secrets not

@@ -194,7 +194,7 @@ class Promote:
         for synced, body in ((uri, text), (note_uri(index), pointed)):
             self._sync(
                 protocol.SyncNoteParams(
-                    uri=synced, text=body, project=project, origin="claude-memory"
+                    uri=synced, text=body, project=project, agent_memory="claude-memory"
                 )
             )
         self._changed(project, "promote", [memory.id])

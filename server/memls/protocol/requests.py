@@ -313,9 +313,9 @@ class SyncNoteParams(Wire):
     #: watcher leaves this file alone until it is synced again with `open` false
     open: bool = False
     #: the note is an agent's own memory (outside the project's folder): read as that agent
-    #: writes it (`memls.notes.agent_memory`). null: a note of the project, or, for a file
-    #: synced before as an agent's memory, the origin it was synced with
-    origin: AgentOrigin | None = None
+    #: writes it (`memls.notes.agent_memory`); the records' `origin`. null: a note of the
+    #: project, or, for a file synced before as an agent's memory, the origin it had then
+    agent_memory: AgentOrigin | None = None
 
 
 class SyncNoteResult(Wire):
