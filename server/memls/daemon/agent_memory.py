@@ -67,6 +67,7 @@ class AgentMemoryWatcher:
         self._places: dict[str, list[Place]] = {}  # followed project -> its places
         self._notes: dict[str, dict[str, protocol.NoteFile]] = {}
         self._folders: set[Path] = set()
+        self._per: dict[str, set[Path]] = {}  # project -> the folders watched for it
         self._queue: deque[tuple[str, str]] = deque()  # (project, "scan" | a file path)
         self._gap: set[str] = set()
         self._stop = threading.Event()
@@ -184,13 +185,21 @@ class AgentMemoryWatcher:
     # ------------------------------------------------------------ the queue and the watch
 
     def _refolder(self) -> None:
+        """Watch the folders the places name now; the projects whose folders changed are
+        read again once the new watch is in place (`_after_gap`)."""
         with self._lock:
-            folders = {f for places in self._places.values() for p in places for f in p.watch()}
+            per = {
+                project: {f for place in places for f in place.watch()}
+                for project, places in self._places.items()
+            }
+            folders = set().union(*per.values())
+            moved = {project for project, found in per.items() if found != self._per.get(project)}
+            self._per = per
             if folders == self._folders:
                 return
             self._folders = folders
             if self._threads:
-                self._gap.update(self._places)
+                self._gap.update(moved)
         self._restart.set()
 
     def _work(self) -> None:
