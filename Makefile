@@ -28,8 +28,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check server tests benchmarks
 	$(VENV)/bin/mypy
 
+# Debian's tools the tests run, as command:package: headless Neovim (tests/e2e) and strace, which
+# records every connection memls makes (tests/privacy); installed when missing, as root.
+TEST_TOOLS := nvim:neovim strace:strace
 test: $(STAMP) lint
-	@command -v nvim >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q neovim >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q neovim >/dev/null 2>&1))) || true
+	@for tool in $(TEST_TOOLS); do command -v $${tool%%:*} >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q $${tool#*:} >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $${tool#*:} >/dev/null 2>&1))) || true; done
 	@status=0; $(PY) -m pytest -q $(PYTEST_ARGS) || status=1; \
 	  [ -n "$(SKIP_EXTENSION)" ] || bash extension/scripts/test.sh || status=1; exit $$status
 

@@ -50,8 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from memls.notes import parse
-from memls.notes.globs import default_type
+from memls.notes import DEFAULT, parse
 from notes_conflicts import mode_engine
 
 MIRROR = Path("/work/.mirror")
@@ -170,7 +169,9 @@ def unit_starts(corpus: Path) -> dict[str, list[tuple[int, int]]]:
             if not f.is_file() or f.name == "LICENCE-NOTE.txt":
                 continue
             rel = f.relative_to(folder).as_posix()
-            units = parse(f.read_text(encoding="utf-8"), default_type=default_type(rel))  # type: ignore[arg-type]
+            found = DEFAULT.match(rel)
+            kind = found.memory_type if found is not None else "note"
+            units = parse(f.read_text(encoding="utf-8"), default_type=kind)
             name = f.relative_to(corpus).as_posix()
             spans[name] = [(u.start_line + 1, u.end_line + 1) for u in units]
     return spans

@@ -50,8 +50,26 @@ from memls.conflicts.frames import targets
 from memls.conflicts.phrasing import entities, words
 from memls.conflicts.scorer import lexical_similarity, score_pair
 from memls.conflicts.text import analyze
-from memls.notes import comparable, note_facts, parse, resolve_ref
-from memls.notes.globs import DEFAULT_GLOBS, default_type, matches
+from memls.notes import DEFAULT, comparable, note_facts, parse, resolve_ref
+from memls.notes.globs import matches
+
+# the corpus's note files: the places its projects keep notes (the table of the agents'
+# conventions names more, which this corpus does not hold)
+CORPUS_GLOBS = (
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".memls/**/*.md",
+    "docs/adr/**/*.md",
+    "docs/decisions/**/*.md",
+    ".github/copilot-instructions.md",
+    ".cursor/rules/**",
+)
+
+
+def default_type(relative: str) -> str:
+    found = DEFAULT.match(relative)
+    return found.memory_type if found is not None else "note"
+
 
 CORPUS = ROOT.parent / "shared" / "data" / "notes"
 OURS = ROOT / "benchmarks" / "results" / "notes-conflicts-judged.tsv"
@@ -82,7 +100,7 @@ def note_files(corpus: Path) -> dict[str, list[Path]]:
         files = [
             f
             for f in sorted(folder.rglob("*"))
-            if f.is_file() and matches(f.relative_to(folder).as_posix(), DEFAULT_GLOBS)
+            if f.is_file() and matches(f.relative_to(folder).as_posix(), CORPUS_GLOBS)
         ]
         if files:
             projects[folder.name] = files

@@ -11,6 +11,10 @@ import pytest
 from memls import timeutil
 from memls.engine import Engine
 
+# every process a test or a module starts is stopped when it ends; the run fails, naming
+# them, if any outlive it (tests/suite_processes.py)
+pytest_plugins = ["suite_processes"]
+
 
 class FakeClock:
     """Time that moves only when a test says so (one microsecond per reading otherwise)."""
@@ -107,7 +111,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 # the engine's stateful property tests), in the order they start under xdist: longest first,
 # so the many short tests fill the workers' ends instead of one long module running alone at
 # the end (pyproject: --dist loadfile --no-loadscope-reorder keeps this order).
-FIRST = ("e2e", "agents", "reliability", "daemon", "engine", "mcp", "lsp")
+FIRST = ("e2e", "agents", "reliability", "privacy", "daemon", "engine", "mcp", "lsp")
 TESTS = Path(__file__).parent
 
 

@@ -10,7 +10,15 @@ sha256. Sources:
 - SNLI dev + test from e-SNLI (CC BY-SA 4.0): split by premise (a premise's three hypotheses
   stay together), 90 / 5 / 5;
 - our generated pairs (`training/data/generated.jsonl`, `generate_pairs.py`): split by group
-  (a family and subject), 80 / 10 / 10.
+  (a family and subject), 80 / 10 / 10;
+- real pairs of lines from public instruction files and decision records (`kind` "real":
+  `training/pairs/`, mined by `mine_pairs.py`, labelled by reading against
+  `training/pairs/GUIDE.md`): the text is read from the mining cache
+  (`training/pairs/cache/candidates.jsonl`, rebuilt from the pinned commits), the labels from
+  `training/pairs/labels/*.jsonl`, the split from `training/pairs/split.json` (by repository,
+  frozen before any training). restatement -> entailment; compatible and unrelated -> neutral;
+- counterparts we wrote for real lines (`kind` "counterparts", `training/pairs/counterparts/`):
+  each names the real line it answers (a candidate's id and side), in training and dev only.
 
 Before anything is written, every pair whose sentence is one of the evaluation sets' (the
 labelled conflict pairs, the near-duplicate groups, the planted instruction lines), or close to
@@ -126,6 +134,84 @@ def snli(mirror: Path, src: dict) -> list[dict]:
     return out
 
 
+PAIR_LABELS = {
+    "contradiction": "contradiction",
+    "restatement": "entailment",
+    "compatible": "neutral",
+    "unrelated": "neutral",
+}
+
+
+def real_candidates(src: dict) -> dict[str, dict]:
+    path = ROOT / src["candidates"]
+    if not path.is_file():
+        sys.exit(f"{path}: missing; run training/mine_pairs.py over the pinned mirrors first")
+    return {d["id"]: d for d in map(json.loads, path.read_text().splitlines()) if d}
+
+
+def real_labels(src: dict) -> dict[str, str]:
+    """The first labelling of each pair (the settled label where a disagreement was settled)."""
+    out: dict[str, str] = {}
+    for f in sorted((ROOT / src["labels"]).glob("*.jsonl")):
+        for line in f.read_text().splitlines():
+            if line.strip():
+                d = json.loads(line)
+                out[d["id"]] = d.get("settled") or d["label"]
+    return out
+
+
+def real(src: dict) -> list[dict]:
+    cands = real_candidates(src)
+    splits = json.loads((ROOT / src["split_file"]).read_text())["splits"]
+    rows = []
+    for pid, label in real_labels(src).items():
+        c = cands.get(pid)
+        if c is None or label not in PAIR_LABELS or c["repo"] not in splits:
+            continue
+        rows.append(
+            dict(
+                p=c["a"],
+                h=c["b"],
+                label=PAIR_LABELS[label],
+                family=f"real/{c['kind']}",
+                fine=label,
+                group=c["repo"],
+                split=splits[c["repo"]],
+                id=pid,
+            )
+        )
+    return rows
+
+
+def counterparts(src: dict) -> list[dict]:
+    cands = real_candidates(src)
+    splits = json.loads((ROOT / src["split_file"]).read_text())["splits"]
+    rows = []
+    for f in sorted((ROOT / src["path"]).glob("*.jsonl")):
+        for line in f.read_text().splitlines():
+            if not line.strip():
+                continue
+            d = json.loads(line)
+            c = cands.get(d["id"])
+            if c is None or d["label"] not in PAIR_LABELS or c["repo"] not in splits:
+                continue
+            split = splits[c["repo"]]
+            if split == "test":  # counterparts are for training and tuning only
+                continue
+            rows.append(
+                dict(
+                    p=c[d.get("side", "a")],
+                    h=d["text"],
+                    label=PAIR_LABELS[d["label"]],
+                    family=f"counterpart/{d.get('form', d['label'])}",
+                    fine=d["label"],
+                    group=c["repo"],
+                    split=split,
+                )
+            )
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mirror", type=Path, required=True)
@@ -137,18 +223,24 @@ def main() -> int:
     for src in manifest["sources"]:
         if src["kind"] == "snli":
             rows = snli(args.mirror, src)
+        elif src["kind"] == "real":
+            rows = real(src)
+        elif src["kind"] == "counterparts":
+            rows = counterparts(src)
         else:
             rows = [
                 json.loads(x) for x in (ROOT / src["path"]).read_text().splitlines() if x.strip()
             ]
-        parts = tuple(src["split"])
+        parts = tuple(src.get("split", (0.8, 0.1)))
         kept = dropped = 0
         for r in rows:
-            if overlap.hit(r["p"]) or overlap.hit(r["h"]):
+            # the frozen real test split is kept whole: only what trains or tunes is filtered
+            if r.get("split") != "test" and (overlap.hit(r["p"]) or overlap.hit(r["h"])):
                 dropped += 1
                 continue
             r["source"] = src["name"]
-            r["split"] = split_of(r["group"], parts)
+            if "split" not in r:  # real pairs and counterparts carry their repository's split
+                r["split"] = split_of(r["group"], parts)
             pairs.append(r)
             kept += 1
         print(

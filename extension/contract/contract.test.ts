@@ -64,7 +64,7 @@ beforeAll(async () => {
   conn.onNotification("$/progress", (p: any) => { progress.push(p); wake(); });
   conn.onRequest("window/workDoneProgress/create", () => null);
   conn.onRequest("client/registerCapability", () => null);
-  conn.onRequest("workspace/configuration", (p: any) => p.items.map(() => ({ notes: { globs: DEFAULTS.globs } })));
+  conn.onRequest("workspace/configuration", (p: any) => p.items.map(() => ({ rerank: DEFAULTS.rerank })));
   conn.onNotification("window/showMessage", () => undefined);
   conn.onNotification("window/logMessage", () => undefined);
   conn.listen();

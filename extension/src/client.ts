@@ -14,6 +14,7 @@ import {
 import { RestartBudget } from "./budget";
 import {
   initializationOptions,
+  NOTE_BUFFERS,
   type Launch,
   type MemlsSettings,
   needsRestart,
@@ -129,7 +130,7 @@ export class MemlsClient implements vscode.Disposable {
       options: { env: { ...process.env, ...launch.env } },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: this.settings.globs.map((g) => ({ scheme: "file", pattern: `**/${g}` })),
+      documentSelector: NOTE_BUFFERS.map((pattern) => ({ scheme: "file", pattern })),
       initializationOptions: initializationOptions(this.settings),
       synchronize: { configurationSection: "memls" },
       outputChannel: this.output,
@@ -200,7 +201,7 @@ export class MemlsClient implements vscode.Disposable {
    * new process; the rest reaches the running server (workspace/didChangeConfiguration). */
   async settingsChanged(): Promise<void> {
     const next = currentSettings();
-    const restart = needsRestart(this.settings, next) || next.globs.join("\n") !== this.settings.globs.join("\n");
+    const restart = needsRestart(this.settings, next);
     this.settings = next;
     if (restart && this.client) await this.restart();
   }

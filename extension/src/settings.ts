@@ -1,6 +1,7 @@
 // Settings: the extension's defaults are package.json's (so they cannot drift from what the
 // user sees), and how they reach the server: the command line (data directory), the
-// environment (re-ranking, Chroma), initializationOptions and workspace/didChangeConfiguration.
+// environment (re-ranking, Chroma, the agents' own memories), initializationOptions and
+// workspace/didChangeConfiguration.
 import * as path from "node:path";
 import manifest from "../package.json";
 
@@ -8,9 +9,6 @@ type Props = typeof manifest.contributes.configuration.properties;
 
 export interface MemlsSettings {
   serverCommand: string[];
-  globs: string[];
-  instructions: string[];
-  records: string[];
   agentMemories: boolean;
   rerank: boolean;
   chromaUrl: string;
@@ -22,9 +20,6 @@ const props: Props = manifest.contributes.configuration.properties;
 
 export const DEFAULTS: MemlsSettings = {
   serverCommand: [...props["memls.server.command"].default],
-  globs: [...props["memls.notes.globs"].default],
-  instructions: [...props["memls.notes.instructions"].default],
-  records: [...props["memls.notes.records"].default],
   agentMemories: props["memls.notes.agentMemories"].default,
   rerank: props["memls.rerank"].default,
   chromaUrl: props["memls.chromaUrl"].default,
@@ -39,9 +34,6 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
   const depth = Number(get("interactiveDepth", DEFAULTS.interactiveDepth));
   return {
     serverCommand: list(get("server.command", DEFAULTS.serverCommand), DEFAULTS.serverCommand),
-    globs: list(get("notes.globs", DEFAULTS.globs), DEFAULTS.globs),
-    instructions: list(get("notes.instructions", DEFAULTS.instructions), DEFAULTS.instructions),
-    records: list(get("notes.records", DEFAULTS.records), DEFAULTS.records),
     agentMemories: get("notes.agentMemories", DEFAULTS.agentMemories) !== false,
     rerank: get("rerank", DEFAULTS.rerank) !== false,
     chromaUrl: String(get("chromaUrl", DEFAULTS.chromaUrl) ?? "").trim(),
@@ -51,15 +43,14 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
   };
 }
 
+/** The buffers the editor relays to the server (package.json's `memls.noteBuffers`): every
+ * file an agent's convention can name. Which of them are notes, of which kind and scope, the
+ * server says (the owner's table of the agents' conventions), not the editor. */
+export const NOTE_BUFFERS: readonly string[] = manifest.memls.noteBuffers;
+
 /** What the server gets at initialize (and, as the `memls` section, on every change). */
 export function initializationOptions(s: MemlsSettings) {
   return {
-    notes: {
-      globs: s.globs,
-      instructions: s.instructions,
-      records: s.records,
-      agentMemories: s.agentMemories,
-    },
     rerank: s.rerank,
     interactiveDepth: s.interactiveDepth,
     chromaUrl: s.chromaUrl || null,

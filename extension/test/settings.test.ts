@@ -1,23 +1,24 @@
 import { describe, expect, it } from "vitest";
 import manifest from "../package.json";
-import { DEFAULTS, initializationOptions, needsRestart, queryOptions, readSettings, resolveLaunch } from "../src/settings";
+import { DEFAULTS, NOTE_BUFFERS, initializationOptions, needsRestart, queryOptions, readSettings, resolveLaunch } from "../src/settings";
 
 const none = { isExecutable: () => false, pathEnv: "/usr/bin:/bin" };
 
 describe("settings", () => {
   it("takes its defaults from package.json", () => {
     const props = manifest.contributes.configuration.properties;
-    expect(DEFAULTS.globs).toEqual(props["memls.notes.globs"].default);
-    expect(DEFAULTS.instructions).toEqual(props["memls.notes.instructions"].default);
-    expect(DEFAULTS.records).toEqual(props["memls.notes.records"].default);
+    // which files are notes is the owner's to say: of `memls.notes.*`, only whether the agents'
+    // own memories are read at all (an environment variable of the server's process)
+    expect(Object.keys(props).filter((k) => k.startsWith("memls.notes."))).toEqual(["memls.notes.agentMemories"]);
+    expect(DEFAULTS.agentMemories).toBe(true);
+    expect(NOTE_BUFFERS).toEqual(manifest.memls.noteBuffers);
     expect(DEFAULTS.rerank).toBe(true);
     expect(DEFAULTS.interactiveDepth).toBe(props["memls.interactiveDepth"].default);
     expect(readSettings((_k, d) => d)).toEqual(DEFAULTS);
   });
 
   it("ignores values of the wrong kind (keeps the default)", () => {
-    const s = readSettings((k, d) => (({ "notes.globs": [1], interactiveDepth: -1, "server.command": "memls" } as any)[k] ?? d));
-    expect(s.globs).toEqual(DEFAULTS.globs);
+    const s = readSettings((k, d) => (({ interactiveDepth: -1, "server.command": "memls" } as any)[k] ?? d));
     expect(s.interactiveDepth).toBe(DEFAULTS.interactiveDepth);
     expect(s.serverCommand).toEqual([]);
   });
@@ -49,9 +50,9 @@ describe("settings", () => {
     expect(off.env.MEMLS_AGENT_MEMORIES).toBe("0");
   });
 
-  it("sends every setting at initialize, the globs where the server reads them", () => {
-    const o = initializationOptions({ ...DEFAULTS, globs: ["NOTES.md"], instructions: ["NOTES.md"], records: [] });
-    expect(o.notes).toEqual({ globs: ["NOTES.md"], instructions: ["NOTES.md"], records: [], agentMemories: true });
+  it("sends every setting at initialize; which files are notes is the server's to say", () => {
+    const o = initializationOptions(DEFAULTS);
+    expect(o).not.toHaveProperty("notes");
     expect(o).toMatchObject({ rerank: true, interactiveDepth: 0, chromaUrl: null, dataDir: null });
   });
 

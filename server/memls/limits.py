@@ -91,15 +91,30 @@ BAD_ID = "id must be a number or a string"
 
 
 def readable_id(value: Any) -> bool:
-    """A JSON-RPC id a reply can carry back as sent: a string of valid Unicode or any finite
-    number (JSON-RPC allows fractions and any size; LSP's own types are narrower)."""
+    """A JSON-RPC id a reply can carry back as sent: any string or any finite number (JSON-RPC
+    allows fractions and any size; LSP's own types are narrower). A string holding a lone
+    surrogate (`"\\ud800"`, valid JSON, not valid Unicode) is an id too: a reply writes it
+    back as the `\\udxxx` escape, ASCII, so the reply is valid JSON and valid UTF-8 and the
+    client's parser reads back the very string it sent (`reply_json`)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, str):
-        return not has_surrogate(value)
+        return True
     if isinstance(value, float):
         return math.isfinite(value)
     return isinstance(value, int)
+
+
+def reply_json(message: Any) -> bytes:
+    """A reply as JSON text: msgspec's encoding, or, when a string in it holds a lone surrogate
+    (only an id can: every other string with one is refused before any work), the standard
+    library's with every character outside ASCII escaped, the surrogate as `\\udxxx`. That is
+    what pygls writes for every LSP message, and what JavaScript's JSON.stringify writes for
+    such a string: valid JSON, valid UTF-8, read back as the string the client sent."""
+    try:
+        return msgspec.json.encode(message)
+    except UnicodeEncodeError:
+        return json.dumps(msgspec.to_builtins(message), separators=(",", ":")).encode("ascii")
 
 
 def check_content(value: str, field: str) -> None:
@@ -190,20 +205,24 @@ def _no_constant(name: str) -> Any:
 def decode_json(body: bytes) -> tuple[Any, str | None]:
     """One frame's JSON value and, when a string in it is not valid Unicode (a lone surrogate
     escape such as `"\\ud800"`, which JavaScript's JSON.stringify emits for a string cut inside
-    an emoji), the path of the first such string (`params.text`, `id`, `params.types[2]`).
+    an emoji), the path of the first such string (`params.text`, `method`, `params.types[2]`).
 
     Such text is valid JSON: the envelope (its id above all) stays readable, so the request
-    can be answered with its id and the field named. Everything else msgspec refuses stays
-    refused: NotJson."""
+    can be answered with its id and the field named. The message's own `id` is not counted:
+    an id is only written back, never used (`readable_id`). Everything else msgspec refuses
+    stays refused: NotJson."""
     try:
         value = msgspec.json.decode(body)
     except RecursionError:
         raise NotJson(_NESTED, "MAX_NESTING") from None
     except msgspec.DecodeError as exc:
         value = _lenient(body, str(exc))
-        where = surrogate_path(value)
-        if where is None:  # refused for a reason of its own: keep msgspec's
+        if surrogate_path(value) is None:  # refused for a reason of its own: keep msgspec's
             raise NotJson(f"not valid JSON: {exc}") from None
+        outside_id = value
+        if isinstance(value, dict):
+            outside_id = {key: item for key, item in value.items() if key != "id"}
+        where = surrogate_path(outside_id)
     else:
         where = None
     if nesting_depth_over(value):

@@ -1,8 +1,8 @@
 """JSON Schemas (draft 2020-12) of every wire message — memory/* requests, notifications and the
-owner socket's own messages — generated from the msgspec Structs of `memls.protocol`, and of
-config.toml (`memls.config`); checked in at schemas/ and compared with the code by a test.
-README's settings table is generated here too: `python -m memls.schemas README.md` rewrites
-it in place."""
+owner socket's own messages — generated from the msgspec Structs of `memls.protocol`, of
+`memls check --json`'s report, and of config.toml (`memls.config`); checked in at schemas/
+and compared with the code by a test. README's settings table is generated here too:
+`python -m memls.schemas README.md` rewrites it in place."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ def generate() -> dict[str, dict]:
         files[f"{base}.params.json"] = _schema(params, f"{method} params (owner socket)")
         files[f"{base}.result.json"] = _schema(result, f"{method} result (owner socket)")
     files["owner.error.json"] = _schema(protocol.OwnerError, "error body (owner socket)")
+    files["check.report.json"] = _schema(protocol.CheckReport, "memls check --json report")
     files["config.json"] = _schema(config.ConfigFile, "memls config.toml")
     return files
 

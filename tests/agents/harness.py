@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from daemon_helpers import stop_daemon  # noqa: F401 - the tests take it from here
+from suite_processes import RUN_MARK
 
 # The README's quickstart notes, word for word.
 AGENTS_LINE = "Deploys go through Jenkins."
@@ -34,7 +35,7 @@ def quickstart(folder: Path) -> Path:
 def agent_env(home: Path, data_dir: Path | None, **extra: str) -> dict[str, str]:
     """An agent's environment from nothing: none of this process's variables (no coding
     client's, no model's), memls first on PATH, `data_dir` as MEMLS_DATA_DIR (None: memls's
-    default under the throwaway HOME), the model cache of the test run."""
+    default under the throwaway HOME), the model cache and the mark of the test run."""
     home.mkdir(parents=True, exist_ok=True)
     env = {
         "HOME": str(home),
@@ -48,6 +49,8 @@ def agent_env(home: Path, data_dir: Path | None, **extra: str) -> dict[str, str]
         env["MEMLS_DATA_DIR"] = str(data_dir)
     if "MEMLS_MODEL_CACHE" in os.environ:  # tests/conftest.py: graphs optimised once a run
         env["MEMLS_MODEL_CACHE"] = os.environ["MEMLS_MODEL_CACHE"]
+    if RUN_MARK in os.environ:  # what the end check knows the suite's processes by
+        env[RUN_MARK] = os.environ[RUN_MARK]
     return env
 
 

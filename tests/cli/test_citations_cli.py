@@ -51,7 +51,7 @@ def test_store_cite_then_check_json(run, folder: Path) -> None:
     ]
     (folder / "src" / "a.py").write_text("import os\n" + SOURCE.replace("'w'", "'a'"))
     code, out, err = run("check", "--project", str(folder), "--json")
-    assert code == 0, err
+    assert code == 1, err  # a changed citation is a finding
     checked = json.loads(out)
     assert checked["project"] == str(folder.resolve())
     states = [
@@ -95,10 +95,11 @@ def test_review_list_shows_the_cited_code_changed_group_and_reconfirm(run, folde
     )
     memory = json.loads(out)["id"]
     (folder / "src" / "a.py").write_text(SOURCE.replace("'w'", "'a'"))
-    assert run("check", "--project", str(folder))[0] == 0
+    assert run("check", "--project", str(folder))[0] == 1  # the changed citation found
     code, out, err = run("review", "list", "--project", str(folder))
     assert code == 0 and "Cited code changed" in out and memory in out and "STALE" in out
     code, out, err = run("reconfirm", memory, "--project", str(folder))
     assert code == 0, err
     listed = json.loads(run("review", "list", "--project", str(folder), "--json")[1])
     assert listed["citedCodeChanged"] == []
+    assert run("check", "--project", str(folder))[0] == 0  # fresh again: no finding

@@ -282,15 +282,18 @@ def test_neighbouring_instructions_of_one_file_are_not_a_contradiction(any_engin
 
 
 def test_the_config_file_says_which_notes_are_instruction_files(tmp_path, clock):
-    """`[notes] instructions` in config.toml, for a front that does not say the kind."""
+    """`[notes] instructions` and `records` in config.toml say the kind of the paths they
+    name before the agents' conventions do, for a front that does not say the kind."""
     data = tmp_path / "d"
     data.mkdir(mode=0o700)
-    (data / "config.toml").write_text('[notes]\ninstructions = ["NOTES.md"]\n')
+    (data / "config.toml").write_text(
+        '[notes]\ninstructions = ["NOTES.md"]\nrecords = ["AGENTS.md"]\n'
+    )
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
     with Engine.open(data, front="test", clock=clock, vectors=False) as e:
-        instructions(e, a, YARN)  # AGENTS.md: no longer an instruction file here
+        instructions(e, a, YARN)  # AGENTS.md: a decision record here
         instructions(e, b, YARN, name="NOTES.md")
         assert e.flush()
         assert pairs(e, str(a)) == []

@@ -99,9 +99,11 @@ def test_claude_auto_memory_is_read_followed_checked_and_briefed(tmp_path, home)
         assert mine.source_uri == uris.from_fs_path(str(folder / "release_branch.md"))
         assert not any("release-branch" in t or "Release branch" in t for t in texts(engine, key))
         notes = engine.watch(p.WatchParams(project=key, wait=0)).notes
-        ours = {Path(uris.to_fs_path(n.uri)).name: n for n in notes if n.origin}
+        ours = {Path(uris.to_fs_path(n.uri)).name: n for n in notes if n.agent_memory}
         assert set(ours) == {"release_branch.md", "MEMORY.md"}
-        assert {(n.kind, n.origin) for n in ours.values()} == {("instructions", "claude-memory")}
+        assert {(n.kind, n.agent_memory, n.origin) for n in ours.values()} == {
+            ("instructions", "claude-memory", "Claude Code auto memory")
+        }
 
         # checked like a note: AGENTS.md's line contradicts it, and AGENTS.md stands
         assert engine.flush(120)  # embedded and checked (the models may load first)
@@ -220,7 +222,9 @@ def test_the_setting_off_reads_none_and_forgets_those_read(tmp_path, home, monke
     with open_engine(data, front="test", serve=True, vectors=False) as engine:
         assert engine.watch(p.WatchParams(project=key, wait=30)).indexed
         assert texts(engine, key) == {AGENTS_LINE}
-        assert not any(n.origin for n in engine.watch(p.WatchParams(project=key, wait=0)).notes)
+        assert not any(
+            n.agent_memory for n in engine.watch(p.WatchParams(project=key, wait=0)).notes
+        )
         engine.notes_watcher.agents.scan("@user")  # what its start queued, done here
         assert texts(engine, "@user") == set()
 

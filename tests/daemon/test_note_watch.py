@@ -120,6 +120,26 @@ def test_an_open_buffer_wins_over_the_disk(tmp_path: Path) -> None:
         assert "Something else entirely." in _texts(engine, project)
 
 
+def test_a_reread_answers_with_what_is_on_the_disk_now(tmp_path: Path) -> None:
+    """`reread`: the notes are read again for the answer, not when the watcher hears of the
+    change (debounced); an editor's open buffer still wins over the disk."""
+    root = _project(tmp_path)
+    project = str(root)
+    claude = uris.from_fs_path(str(root / "CLAUDE.md"))
+    with open_engine(tmp_path / "data", front="test", serve=True, vectors=False) as engine:
+        assert engine.watch(p.WatchParams(project=project, wait=30)).indexed
+        buffer = "- Unsaved: deploys on Fridays.\n"
+        engine.sync_note(p.SyncNoteParams(uri=claude, text=buffer, project=project, open=True))
+        (root / "AGENTS.md").write_text("- Deploys need a ticket.\n")
+        (root / "CLAUDE.md").write_text("- Saved under the open buffer.\n")
+        result = engine.watch(p.WatchParams(project=project, wait=30, reread=True))
+        assert result.indexed
+        texts = _texts(engine, project)
+        assert "Deploys need a ticket." in texts and "Deploys go through Jenkins." not in texts
+        assert "Unsaved: deploys on Fridays." in texts
+        assert "Saved under the open buffer." not in texts
+
+
 def test_a_project_that_is_no_folder_is_refused_naming_it(tmp_path: Path) -> None:
     with open_engine(tmp_path / "data", front="test", serve=True, vectors=False) as engine:
         for bad in ("relative/path", str(tmp_path / "missing"), "team-key"):

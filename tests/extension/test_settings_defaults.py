@@ -1,8 +1,9 @@
 """The VS Code extension's settings default to exactly what the server does without them.
 
 Reads extension/package.json (the settings users see) and compares each default with the
-server's own: note globs, re-ranking, the interactive depth and its range, Chroma, the data
-directory, and the memory types the extension offers.
+server's own: re-ranking, the interactive depth and its range, Chroma, the data directory,
+and the memory types the extension offers; and the buffers it relays cover every file the
+server's table of the agents' conventions names (which of them are notes is the server's).
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ import msgspec
 import msgspec.inspect
 
 from memls import config, protocol
-from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
-from memls.lsp.settings import ClientSettings, read
-from memls.notes.globs import DEFAULT_GLOBS
+from memls.lsp.settings import read
+from memls.notes import DEFAULT, match
 from memls.retrieval.pipeline import RetrievalConfig
 
 MANIFEST = Path(__file__).resolve().parents[2] / "extension" / "package.json"
@@ -26,25 +26,27 @@ def props() -> dict:
     return json.loads(MANIFEST.read_text())["contributes"]["configuration"]["properties"]
 
 
-def test_note_globs_are_the_servers():
-    assert props()["memls.notes.globs"]["default"] == list(DEFAULT_GLOBS)
-    assert props()["memls.notes.globs"]["default"] == ClientSettings().notes.globs
+def _example(glob: str) -> str:
+    """A path a convention's glob names (`**` one folder, `*` a name)."""
+    return glob.replace("**", "a").replace("*", "x")
 
 
-def test_instruction_and_record_globs_are_the_servers(tmp_path):
-    """The editor's defaults, the server's and config.toml's `[notes]` are one list each."""
-    settings = config.load_settings(tmp_path)  # no config.toml: the server's defaults
-    assert props()["memls.notes.instructions"]["default"] == list(INSTRUCTION_GLOBS)
-    assert props()["memls.notes.instructions"]["default"] == ClientSettings().notes.instructions
-    assert list(settings.instruction_globs) == list(INSTRUCTION_GLOBS)
-    assert props()["memls.notes.records"]["default"] == list(RECORD_GLOBS)
-    assert props()["memls.notes.records"]["default"] == ClientSettings().notes.records
-    assert list(settings.record_globs) == list(RECORD_GLOBS)
+def test_the_relayed_buffers_cover_every_agents_file():
+    buffers = json.loads(MANIFEST.read_text())["memls"]["noteBuffers"]
+    # the owner says what a note is: of `memls.notes.*`, only whether agents' own memories
+    # are read at all (the server's environment) is the editor's
+    assert [k for k in props() if k.startswith("memls.notes.")] == ["memls.notes.agentMemories"]
+    for convention in DEFAULT.conventions:
+        for path in (_example(convention.path), "pkg/" + _example(convention.path)):
+            if DEFAULT.match(path) is None:
+                continue  # a root-only convention below the root: no note
+            assert any(match(path, b) for b in buffers), path
 
 
 def test_the_servers_settings_reader_takes_the_extensions_whole_section():
-    """VS Code sends every memls.* setting (initializationOptions, the `memls` section):
-    the server reads the globs and ignores what only the extension uses."""
+    """VS Code sends every memls.* setting (initializationOptions, the `memls` section): the
+    server reads what it knows and ignores what only the extension uses (an old `notes`
+    section too)."""
     section = {
         "server": {"command": []},
         "notes": {"globs": ["NOTES.md"], "instructions": ["NOTES.md"], "records": []},
@@ -53,19 +55,19 @@ def test_the_servers_settings_reader_takes_the_extensions_whole_section():
         "dataDir": "",
         "interactiveDepth": 6,
     }
-    notes = read(section, "initializationOptions").notes
-    assert (notes.globs, notes.instructions, notes.records) == (["NOTES.md"], ["NOTES.md"], [])
+    assert read(section, "initializationOptions").token is None
 
 
 def test_agent_memories_are_read_as_on_the_server(tmp_path, monkeypatch):
-    """`memls.notes.agentMemories`, config.toml's `[notes] agent_memories` and the LSP's
-    `notes.agentMemories` start on, and the extension's section turns the LSP's off."""
+    """`memls.notes.agentMemories` and config.toml's `[notes] agent_memories` start on; off,
+    the extension starts the server with `MEMLS_AGENT_MEMORIES=0`, which the server reads as
+    off whatever config.toml says."""
     monkeypatch.delenv("MEMLS_AGENT_MEMORIES", raising=False)
     settings = config.load_settings(tmp_path)
     default = props()["memls.notes.agentMemories"]["default"]
-    assert default is settings.agent_memories is ClientSettings().notes.agent_memories is True
-    section = {"notes": {"agentMemories": False}}
-    assert read(section, "initializationOptions").notes.agent_memories is False
+    assert default is settings.agent_memories is config.Notes().agent_memories is True
+    off = config.load_settings(tmp_path, {"MEMLS_AGENT_MEMORIES": "0"})
+    assert off.agent_memories is False
 
 
 def test_rerank_is_on_as_on_the_server(tmp_path):

@@ -15,26 +15,12 @@ from pathlib import Path
 import pytest
 
 import memls.hooks.client
-from hook_helpers import socket_daemon
+from hook_helpers import HOOK, hook, payload, socket_daemon
 from memls import protocol as p
 from memls.daemon import RemoteEngine
 from memls.ownership import OwnerLock
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
-# as `memls hooks install` writes it: the interpreter without site, on the client's file
-HOOK = [sys.executable, "-S", memls.hooks.client.__file__]
 HEAVY = ("typer", "rich", "msgspec", "chromadb", "onnxruntime", "numpy", "tokenizers", "pygls")
-
-
-def payload(name: str, cwd: Path) -> str:
-    event = json.loads((DATA / name).read_text())
-    event["cwd"] = str(cwd)
-    return json.dumps(event)
-
-
-def hook(data_dir: Path, project: Path, stdin: str, *extra: str) -> subprocess.CompletedProcess:
-    args = ["--project", str(project), "--data-dir", str(data_dir), *extra]
-    return subprocess.run(HOOK + args, input=stdin, capture_output=True, text=True, timeout=60)
 
 
 def lexical(data_dir: Path) -> Path:

@@ -1,4 +1,6 @@
-"""The client's settings: one typed Struct; a bad value is refused by name, never swallowed."""
+"""The client's settings: one typed Struct; a bad value is refused by name, never swallowed.
+Which files are notes is not among them: the owner's table of the agents' conventions says it,
+so an editor's old `notes` section is left alone like any key only the extension reads."""
 
 from __future__ import annotations
 
@@ -6,33 +8,31 @@ import pytest
 
 from memls.errors import InvalidInput
 from memls.lsp import settings
-from memls.notes.globs import DEFAULT_GLOBS
 
 
 @pytest.mark.parametrize(
-    "raw, globs",
+    "raw, token",
     [
-        pytest.param(None, list(DEFAULT_GLOBS), id="nothing sent"),
-        pytest.param({}, list(DEFAULT_GLOBS), id="empty"),
-        pytest.param({"notes": {"globs": ["NOTES.md"]}}, ["NOTES.md"], id="globs"),
-        pytest.param({"token": "t", "notes": {}}, list(DEFAULT_GLOBS), id="token, default globs"),
+        pytest.param(None, None, id="nothing sent"),
+        pytest.param({}, None, id="empty"),
+        pytest.param({"token": "t"}, "t", id="token"),
+        pytest.param({"notes": {"globs": ["NOTES.md"]}}, None, id="an old notes section"),
         pytest.param(
             {"server": {"command": "memls"}, "rerank": False},
-            list(DEFAULT_GLOBS),
+            None,
             id="keys only the extension reads are left alone",
         ),
     ],
 )
-def test_good_settings(raw, globs):
-    assert settings.read(raw, "memls").notes.globs == globs
+def test_good_settings(raw, token):
+    read = settings.read(raw, "memls")
+    assert read.token == token
+    assert not hasattr(read, "notes")
 
 
 @pytest.mark.parametrize(
     "raw, field",
     [
-        pytest.param({"notes": {"globs": "AGENTS.md"}}, "memls.notes.globs", id="globs not a list"),
-        pytest.param({"notes": {"globs": [1, 2]}}, "memls.notes.globs", id="globs not strings"),
-        pytest.param({"notes": 3}, "memls.notes", id="notes not a table"),
         pytest.param({"token": 7}, "memls.token", id="token not a string"),
         pytest.param([1], "memls", id="not an object"),
     ],

@@ -29,7 +29,7 @@ async def test_recall_marks_a_memory_whose_cited_code_changed(tmp_path, workspac
         cited = stored["memory"]["cites"]
         assert cited[0] == {"path": "ops.py", "lines": "1-3", "symbol": "deploy", "state": "fresh"}
         (workspace / "ops.py").write_text(SOURCE.replace("make release", "make ship"))
-        subprocess.run(
+        checked = subprocess.run(
             [
                 sys.executable,
                 "-m",
@@ -40,9 +40,11 @@ async def test_recall_marks_a_memory_whose_cited_code_changed(tmp_path, workspac
                 "--project",
                 str(workspace),
             ],
-            check=True,
             capture_output=True,
+            text=True,
         )
+        # `memls check` exits 1 on a finding: the cited code changed
+        assert checked.returncode == 1 and "1 stale" in checked.stdout, checked.stderr
         result = await s.call_tool("recall", {"query": "how do deploys run"})
         assert not result.isError
         hit = result.structuredContent["results"][0]

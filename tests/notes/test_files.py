@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from memls.files import LeadsOut
+from memls.notes.conventions import only
 from memls.notes.files import Unreadable, find, read_note, watch_folders
 
-GLOBS = ("AGENTS.md", "CLAUDE.md", ".memls/**/*.md", "docs/adr/**/*.md")
+GLOBS = only(("AGENTS.md", "CLAUDE.md", ".memls/**/*.md", "docs/adr/**/*.md"))
 SECRET = "- aws_secret_access_key is kept here.\n"
 
 
@@ -50,9 +51,9 @@ def projects(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_find_follows_links_inside_and_names_those_that_lead_out(projects) -> None:
     a, _b, _outside = projects
     found = find(a, GLOBS)
-    assert found.notes == {
+    assert {p: m.convention.path for p, m in found.notes.items()} == {
         a / "AGENTS.md": "AGENTS.md",  # once, under the name CLAUDE.md leads to
-        a / "records" / "0001-queue.md": "docs/adr/0001-queue.md",  # its kind: a record's
+        a / "records" / "0001-queue.md": "docs/adr/**/*.md",  # named by the link's path
     }
     refused = {link.path.relative_to(a).as_posix(): link for link in found.refused}
     assert sorted(refused) == [

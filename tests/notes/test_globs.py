@@ -1,10 +1,10 @@
-"""memls.notes globs: which files are notes, and the default type a note's folder gives."""
+"""memls.notes globs: `**` matching on project-relative paths, and which folders can hold a note."""
 
 from __future__ import annotations
 
 import pytest
 
-from memls.notes import DEFAULT_GLOBS, default_type, match, matches, note_kind
+from memls.notes import match, matches
 from memls.notes.globs import below
 
 
@@ -38,49 +38,10 @@ def test_glob_match(path: str, glob: str, expected: bool) -> None:
     assert match(path, glob) is expected
 
 
-def test_default_globs() -> None:
-    yes = [
-        "AGENTS.md",
-        "CLAUDE.md",
-        ".memls/team.md",
-        ".memls/a/b.md",
-        "docs/adr/0001-sqlite.md",
-        "docs/decisions/2024/x.md",
-        ".github/copilot-instructions.md",
-        ".cursor/rules/python.mdc",
-    ]
-    no = ["README.md", "src/AGENTS.md", "docs/guide.md", ".github/workflows/ci.yml", "agents.md"]
-    assert all(matches(p, DEFAULT_GLOBS) for p in yes)
-    assert not any(matches(p, DEFAULT_GLOBS) for p in no)
-    assert matches("agents.md", DEFAULT_GLOBS, case_sensitive=False)
-    assert matches("AGENTS.md", "AGENTS.md")  # a lone string is one glob
-    assert default_type("docs/adr/0001-sqlite.md") == "decision"
-    assert default_type(".cursor/rules/py.mdc") == "convention"
-    assert default_type("AGENTS.md") == "note"
-
-
-@pytest.mark.parametrize(
-    ("path", "kind"),
-    [
-        pytest.param("AGENTS.md", "instructions", id="root AGENTS.md"),
-        pytest.param("packages/web/AGENTS.md", "instructions", id="nested AGENTS.md"),
-        pytest.param("CLAUDE.md", "instructions", id="CLAUDE.md"),
-        pytest.param(".github/copilot-instructions.md", "instructions", id="copilot"),
-        pytest.param(".cursor/rules/python.mdc", "instructions", id="cursor rule"),
-        pytest.param(".memls/decisions.md", "instructions", id="memls notes"),
-        pytest.param("docs/adr/0007-use-kafka.md", "record", id="ADR"),
-        pytest.param("docs/decisions/0001-x.md", "record", id="decision"),
-        pytest.param("docs/notes.md", "", id="neither"),
-    ],
-)
-def test_note_kind_by_default_globs(path: str, kind: str) -> None:
-    assert note_kind(path) == kind
-
-
-def test_note_kind_follows_the_globs_given() -> None:
-    assert note_kind("NOTES.md", instructions=["NOTES.md"], records=[]) == "instructions"
-    assert note_kind("AGENTS.md", instructions=[], records=["*.md"]) == "record"
-    assert note_kind("AGENTS.md", instructions=[], records=[]) == ""
+def test_a_lone_string_is_one_glob_and_case_can_be_ignored() -> None:
+    assert matches("AGENTS.md", "AGENTS.md")
+    assert not matches("agents.md", ("AGENTS.md",))
+    assert matches("agents.md", ("AGENTS.md",), case_sensitive=False)
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,12 @@ frame: a request with fuzzed params (every `memory/*` method and every field of 
 or every MCP tool and every argument: valid values mixed with wrong types, NUL, lone
 surrogates, huge numbers and lists, deep nesting, unknown keys), a standard LSP or MCP
 method, an envelope that is wrong (jsonrpc, id, method), ids of every kind JSON-RPC allows
-(`1.5`, `100000000000`, 10^30: answered as sent), a body that is not JSON, a JSON text cut
-short, bytes with no header before the next frame, a header without Content-Length, a frame
-over max_frame_bytes; before the token, frames until PREAUTH_BYTES is spent. After it a
-sentinel request is sent; the example passes when, before the sentinel's reply arrived:
+(`1.5`, `100000000000`, 10^30, a string holding a lone surrogate `"\\ud800"`: answered as
+sent), a body that is not JSON, a JSON text cut short, bytes with no header before the next
+frame, a body shorter than its Content-Length, a header without Content-Length, a frame over
+max_frame_bytes; before the token, frames until PREAUTH_BYTES is spent. After it a sentinel
+request is sent (on LSP its header ends a body shorter than promised); the example passes
+when, before the sentinel's reply arrived:
 
 - a request (an id the server can read) got exactly one answer with its id, an unreadable
   one an answer with id null, a notification none;
@@ -89,6 +91,7 @@ class Target:
     used: int = 0  # bytes sent on this connection (before the token: PREAUTH_BYTES at most)
     reopened: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    edges: dict[str, int] = field(default_factory=dict)  # edge cases that passed, by kind
     status: Callable[[], str] = lambda: ""  # how a server that died ended (stdio servers)
 
 
@@ -256,15 +259,19 @@ MCP_METHODS = [
 ]
 
 
+SURROGATE_IDS = ["\ud800", "a\udfffb", "\udbff\udbff"]  # valid JSON, not valid Unicode
+
+
 def request_id(draw, target: Target) -> Any:
-    """Any id JSON-RPC allows: a string, or a number of any size, fractions included (LSP's
-    own types are narrower; every transport, MCP stdio included, answers each one as sent)."""
+    """Any id JSON-RPC allows: a string (one holding a lone surrogate too: written back as the
+    escape it came as), or a number of any size, fractions included (LSP's own types are
+    narrower; every transport, MCP stdio included, answers each one as sent)."""
     plain = [
         st.integers(0, 2**31),
         st.text(alphabet="abcdef0123456789", min_size=1, max_size=12),
     ]
     wide = [
-        st.sampled_from([1.5, 100000000000, -1, 0.0, 2**53 + 1, 10**30, 1e300]),
+        st.sampled_from([1.5, 100000000000, -1, 0.0, 2**53 + 1, 10**30, 1e300, *SURROGATE_IDS]),
         st.integers(min_value=-(2**70), max_value=2**70),
         st.floats(allow_nan=False, allow_infinity=False),
     ]
@@ -329,7 +336,6 @@ def bad_envelope(draw, target: Target) -> dict:
             st.lists(st.integers(), max_size=2),
             st.booleans(),
             st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
-            st.just("id-\ud800"),  # an id that is not valid Unicode: unreadable
         ]
         message["id"] = draw(st.one_of(*unreadable))
     elif which == "method":
@@ -353,6 +359,7 @@ class Case:
     method: str | None = None
     closes: bool = False  # over a limit: answered, then the connection is closed
     not_unicode: bool = False  # params hold a lone surrogate: -32602 expected
+    promised: int = 0  # bytes a header promises beyond `data` (a body shorter than that)
 
 
 def encode(message: Any) -> bytes:
@@ -373,6 +380,8 @@ RAW_BODIES = [
     b"[" * 3000,
     b'{"jsonrpc": "2.0", "id": 1, "method": "memory/health", "params": {"a": "\xc3"}}',
     json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "memory/health"}]).encode(),
+    b'{"jsonrpc":"2.0","id":10,"id":',  # cut short after a repeated key
+    b'{"jsonrpc":"2.0","id":12,"meth',
 ]
 BAD_HEADERS = [
     b"Content-Type: x\r\n\r\n",
@@ -397,15 +406,17 @@ def cases(draw, target: Target) -> Case:
         message = draw(lsp_request(target))
     elif choice < 82:
         message = draw(bad_envelope(target))
-    elif choice < 88:
+    elif choice < 87:
         body = draw(st.one_of(st.binary(max_size=120), st.sampled_from(RAW_BODIES)))
         if lines:
             body = body.replace(b"\n", b" ")
             if not body.strip():
                 return Case(line(body), "none")  # a blank line: skipped
         return Case(framed(target, body), "unreadable")
-    elif choice < 90:
+    elif choice < 89:
         return truncated(draw, target)
+    elif choice < 91:
+        return short_body(draw, target)
     elif choice < 93:
         if lines:  # no headers on a line transport: a header is just text that is not JSON
             return Case(line(b"Content-Length: 12"), "unreadable")
@@ -450,7 +461,7 @@ def cases(draw, target: Target) -> Case:
         and isinstance(params, (dict, list) if target.framing != "mcp" else dict)
         and (target.framing == "owner" or message.get("jsonrpc") == "2.0")
         and _has_lone_surrogate(params)
-        and not _has_lone_surrogate({k: v for k, v in message.items() if k != "params"}),
+        and not _has_lone_surrogate({k: v for k, v in message.items() if k not in ENVELOPE}),
     )
 
 
@@ -469,6 +480,32 @@ def truncated(draw, target: Target) -> Case:
     cut = draw(st.integers(min_value=1, max_value=max(1, len(body) - 1)))
     part = body[:cut].replace(b"\n", b" ")
     return Case(framed(target, part), "unreadable", closes=len(part) > FRAME_LIMIT)
+
+
+ENVELOPE = ("params", "id")  # a lone surrogate in either: not an error of the envelope
+
+
+def short_body(draw, target: Target) -> Case:
+    """A frame whose header promises more bytes than its body has: a request's text, whole or
+    cut, or bytes that are not JSON, then the next frame (the sentinel). Answered once
+    (-32700, id null) when the next header has come, and read from there; before the token
+    too (a header promising more than PREAUTH_BYTES leaves closes, as any other frame). On a
+    line transport a line is its own frame: a cut line stands for it."""
+    if target.framing != "lsp":
+        return truncated(draw, target)
+    text = encode(request(draw, target))
+    body = draw(
+        st.one_of(
+            st.just(text),
+            st.integers(0, max(0, len(text) - 1)).map(lambda n: text[:n]),
+            st.binary(max_size=80).map(lambda b: b.replace(b"Content-Length", b"")),
+        )
+    )
+    room = FRAME_LIMIT - len(body)
+    short = draw(st.one_of(st.integers(1, 40), st.integers(1, max(1, min(room, 20_000)))))
+    header = b"Content-Length: %d\r\n\r\n" % (len(body) + short)
+    closes = len(body) + short > FRAME_LIMIT  # refused unread, as any frame over the limit
+    return Case(header + body, "unreadable", promised=short, closes=closes)
 
 
 def classify(message: dict, framing: str) -> tuple[str, Any]:
@@ -539,10 +576,11 @@ def within_preauth(target: Target, case: Case) -> None:
     """Before the token a connection may send PREAUTH_BYTES in all: a frame that would pass
     it must close the connection, so a case that fits on a fresh one gets a fresh one."""
     room = PREAUTH_BYTES - SENTINEL_ROOM
+    size = len(case.data) + case.promised  # the server counts what a header promises
     if len(case.data) > PREAUTH_BYTES:
         return  # refused on any connection (case.closes)
-    assume(len(case.data) <= room)  # the case would pass, its sentinel would not
-    if target.used + len(case.data) > room:
+    assume(size <= room)  # the case would pass, its sentinel would not
+    if target.used + size > room:
         assert target.reopen is not None
         target.peer.close()
         target.peer = target.reopen()
@@ -631,6 +669,11 @@ def check(target: Target, case: Case, answers: list[dict]) -> None:
         assert named is not None and "Unicode" in error["message"], (case.data[:300], answers)
     label = outcome(target, answers[0]) if answers else "none"
     target.counts[label] = target.counts.get(label, 0) + 1
+    edge = (
+        "short body" if case.promised else "surrogate id" if case.msg_id in SURROGATE_IDS else None
+    )
+    if edge is not None:
+        target.edges[edge] = target.edges.get(edge, 0) + 1
 
 
 def closed(

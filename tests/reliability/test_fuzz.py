@@ -53,7 +53,7 @@ def report(name: str, target: Target) -> None:
     assert target.sent == 0 or target.sent >= EXAMPLES, target.sent
     print(
         f"\n{name} fuzz: {target.sent} examples, {target.reopened} reopened after a close, "
-        f"answers {sorted(target.counts.items())}"
+        f"answers {sorted(target.counts.items())}, of them {sorted(target.edges.items())}"
     )
 
 

@@ -2,7 +2,8 @@
 
 What an attacker or a careless client sends: any bytes, any header, any body. Replies are
 read by a background thread into a queue, so a test can wait for one with a timeout (an
-unanswered request shows up as a timeout, not as a hung test).
+unanswered request shows up as a timeout, not as a hung test). A reply must be strict UTF-8
+JSON text: one that is not ends the reading, and the test sees the connection closed.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class Peer:
                 body = stream.read(length)
                 if len(body) < length:
                     return
-                self.replies.put(json.loads(body))
+                self.replies.put(json.loads(body.decode("utf-8")))
         except (OSError, ValueError):
             return
         finally:
@@ -95,7 +96,7 @@ class Peer:
         try:
             for raw in stream:
                 if raw.strip():
-                    self.replies.put(json.loads(raw))
+                    self.replies.put(json.loads(raw.decode("utf-8")))
         except (OSError, ValueError):
             return
         finally:

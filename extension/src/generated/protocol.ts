@@ -148,6 +148,7 @@ export interface Memory {
   origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
+  scope?: string[];
   seenAgain?: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
@@ -497,8 +498,11 @@ export interface MaintainResult {
  * One note file of a watched project, as the owner last indexed it.
  */
 export interface NoteFile {
+  agentMemory?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
+  importedBy?: string[];
   kind?: "" | "instructions" | "record";
-  origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
+  origin?: string;
+  scope?: string[];
   secrets?: NoteSecret[];
   uri: string;
 }
@@ -510,6 +514,16 @@ export interface NoteSecret {
   kind: string;
   line: number;
   start: number;
+}
+/**
+ * Something of a note the owner could not read as its agent meant it (front matter that
+ * is not YAML, a glob that cannot be matched): the note is read all the same, its lines
+ * as applying to the whole project. 0-based line, as LSP.
+ */
+export interface NoteWarning {
+  line: number;
+  message: string;
+  uri: string;
 }
 /**
  * memory/progress (server to client): long work on a project (reindex, import, ingest),
@@ -572,6 +586,7 @@ export interface QueryHit {
   origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
+  scope?: string[];
   score: number;
   seenAgain?: number;
   sourceRange?: string | null;
@@ -723,22 +738,28 @@ export interface SupersedeResult {
 export interface SyncNoteParams {
   agentMemory?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   defaultType?:
-    "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
+    ("constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference") | null;
+  fromDisk?: boolean;
   kind?: ("" | "instructions" | "record") | null;
   open?: boolean;
   project?: string | null;
+  scope?: string[] | null;
   text: string | null;
   uri: string;
 }
 export interface SyncNoteResult {
   added: string[];
   moved: string[];
+  note?: boolean;
+  origin?: string;
   project: string;
   removed: string[];
+  scope?: string[];
   secrets?: NoteSecret[];
   shared?: string[];
   unchanged: number;
   uri: string;
+  warnings?: NoteWarning[];
 }
 /**
  * memory/unwatch: stop watching a project's notes (its memories stay).
@@ -769,6 +790,7 @@ export interface Verdict {
  */
 export interface WatchParams {
   project?: string | null;
+  reread?: boolean;
   wait?: number;
 }
 export interface WatchResult {
@@ -777,6 +799,7 @@ export interface WatchResult {
   notes?: NoteFile[];
   project: string;
   refused?: RefusedNote[];
+  warnings?: NoteWarning[];
   watching: boolean;
 }
 /**

@@ -87,7 +87,8 @@ TOOLS: list[Tool] = [
             "depth": "How much re-ranking: `default` (best order, the default), `interactive` "
             "(faster, a shallow re-rank), `none` (fastest, no re-ranking).",
             "paths": "Files you are working on (relative to the project folder): memories "
-            "that cite them rank first among equally relevant ones.",
+            "that cite them rank first among equally relevant ones, and rules scoped to other "
+            "files (another folder's AGENTS.md, a rule's globs) are left out.",
         },
         read_only=True,
     ),

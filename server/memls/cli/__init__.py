@@ -3,7 +3,8 @@
 A front like the others: it builds params Structs, calls the engine handle, prints the result.
 Errors are one line on stderr: exit 2 for bad input, 1 for anything else. The verbs live in
 `memories` (what acts on memories), `admin` (what looks after the store) and
-`agents` (the briefing, promote, hooks), `serving` (serve, mcp); `common` holds
+`agents` (the briefing, promote, hooks), `serving` (serve, mcp), `check` (every finding on
+the notes, for CI: `findings` makes them, `sarif` writes SARIF); `common` holds
 the app, its options and the helpers both use.
 """
 
@@ -13,7 +14,14 @@ import sys
 
 import typer
 
-from memls.cli import admin, agents, memories, serving, watching  # noqa: F401 - the verbs
+from memls.cli import (  # noqa: F401 - the verbs
+    admin,
+    agents,
+    check,
+    memories,
+    serving,
+    watching,
+)
 from memls.cli.common import FLAGS, app
 from memls.errors import InvalidInput, MemlsError
 

@@ -78,6 +78,9 @@ FLAGS = {
     "paths": "--paths",
     "to": "--to",
     "agent": "AGENT",
+    "failOn": "--fail-on",
+    "wait": "--wait",
+    "sarif": "--sarif",
 }
 
 

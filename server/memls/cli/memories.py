@@ -130,45 +130,6 @@ def reconfirm(
 
 
 @app.command()
-def check(
-    project: Optional[str] = ProjectOpt,
-    as_json: bool = JsonOpt,
-) -> None:
-    """Check every citation of the project against its folder now: fresh, moved, changed or
-    missing (what the daemon does when a cited file changes)."""
-    r = _call("check_citations", protocol.CheckParams, {"project": folder_key(project)})
-    if as_json:
-        sys.stdout.write(
-            protocol.encode_json(
-                {
-                    "project": r.project,
-                    "citations": [
-                        {
-                            "memory": c.memory,
-                            "path": c.path,
-                            "startLine": c.start_line,
-                            "endLine": c.end_line,
-                            "state": c.state,
-                            **({"symbol": c.symbol} if c.symbol else {}),
-                            **({"diff": c.diff} if c.diff else {}),
-                        }
-                        for c in r.citations
-                    ],
-                    "changed": r.changed,
-                }
-            ).decode()
-            + "\n"
-        )
-        return
-    counts: dict[str, int] = {}
-    for c in r.citations:
-        counts[c.state] = counts.get(c.state, 0) + 1
-    lines = [f"{c.memory}  {c.state:<8} {citation_text(c)}" for c in r.citations]
-    summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no citations"
-    print("\n".join([*lines, f"{len(r.citations)} citations in {r.project!r}: {summary}"]))
-
-
-@app.command()
 def get(
     id: str = typer.Argument(..., help="Memory id."),
     project: Optional[str] = ProjectOpt,

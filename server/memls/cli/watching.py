@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Optional
+from urllib.parse import unquote, urlparse
 
 import typer
 
@@ -24,13 +25,22 @@ def watch(
     folder: Optional[str] = typer.Argument(None, help="The project's folder (default: here)."),
     as_json: bool = JsonOpt,
 ) -> None:
-    """Have the daemon index and watch a project's notes (AGENTS.md, CLAUDE.md, .memls/,
-    decision records, rules files), from now on and across restarts."""
+    """Have the daemon index and watch a project's notes (every agent's instruction files,
+    nested ones too, .memls/, decision records), from now on and across restarts."""
     r: protocol.WatchResult = _call("watch", protocol.WatchParams, {"project": _folder(folder)})
     state = "watched" if r.watching else "recorded (no daemon runs: indexed once now)"
     read = f"{len(r.notes)} note file(s) indexed" if r.indexed else "its notes are still being read"
     refused = [f"  not read: {link.message}" for link in r.refused]
-    _emit(r, as_json, "\n".join([f"{r.project}: {state}; {read}", *refused]))
+    warned = [f"  {_short(w.uri, r.project)}:{w.line + 1}: {w.message}" for w in r.warnings]
+    _emit(r, as_json, "\n".join([f"{r.project}: {state}; {read}", *refused, *warned]))
+
+
+def _short(uri: str, project: str) -> str:
+    path = Path(unquote(urlparse(uri).path) or uri)
+    try:
+        return path.relative_to(project).as_posix()
+    except ValueError:
+        return str(path)
 
 
 @app.command()

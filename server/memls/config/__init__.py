@@ -12,9 +12,6 @@ from memls.config.docs import Described, described
 from memls.config.env import ENV_DATA_DIR, ENV_PREFIX, Environment, env_name, environment
 from memls.config.file import (
     ENGINE_RETRIEVAL_KEYS,
-    INSTRUCTION_GLOBS,
-    NOTE_GLOBS,
-    RECORD_GLOBS,
     ConfigFile,
     Conflicts,
     Days,
@@ -36,9 +33,6 @@ __all__ = [
     "ENGINE_RETRIEVAL_KEYS",
     "ENV_DATA_DIR",
     "ENV_PREFIX",
-    "INSTRUCTION_GLOBS",
-    "NOTE_GLOBS",
-    "RECORD_GLOBS",
     "ConfigFile",
     "Conflicts",
     "Days",

@@ -108,29 +108,6 @@ class Conflicts(_Section, frozen=True):
     ] = False
 
 
-#: Which note files are instruction files, and which are decision records, by default (the
-#: editor's `memls.notes.instructions` / `memls.notes.records` settings and config.toml's
-#: `[notes]` start from these). `**/AGENTS.md` matches the root file too.
-INSTRUCTION_GLOBS: tuple[str, ...] = (
-    "**/AGENTS.md",
-    "**/CLAUDE.md",
-    ".github/copilot-instructions.md",
-    ".cursor/rules/**",
-    ".memls/**",
-)
-RECORD_GLOBS: tuple[str, ...] = ("docs/adr/**", "docs/decisions/**")
-#: Which files of a project are notes at all (the owner's note watcher; the editor's
-#: `memls.notes.globs` setting starts from these too).
-NOTE_GLOBS: tuple[str, ...] = (
-    "AGENTS.md",
-    "CLAUDE.md",
-    ".memls/**/*.md",
-    "docs/adr/**/*.md",
-    "docs/decisions/**/*.md",
-    ".github/copilot-instructions.md",
-    ".cursor/rules/**",
-)
-
 Globs = Annotated[
     list[Annotated[str, Meta(min_length=1)]],
     Meta(extra={"expect": "an array of globs (strings)"}),
@@ -138,18 +115,18 @@ Globs = Annotated[
 
 
 class Notes(_Section, frozen=True):
-    """Which note files are which kind of document, for the contradiction check, by their
-    path in the project folder (`**` any directories; first match wins, instructions first).
-    Used when the front that syncs a note does not say (the editor's `memls.notes.*`
-    settings do)."""
+    """Notes of your own beside the agents' files memls reads (README.md, "Which agent files
+    memls reads"), by their path in the project folder (`**` any directories), and the kind of
+    document a path is, for the contradiction check (instructions first; before the agents'
+    conventions)."""
 
     globs: Annotated[
         Globs,
         Meta(
-            description="which files of a watched project are notes, indexed and watched "
-            "by the daemon",
+            description="more files of a watched project that are notes, indexed and watched "
+            "by the daemon beside the agents' own",
         ),
-    ] = msgspec.field(default_factory=lambda: list(NOTE_GLOBS))
+    ] = msgspec.field(default_factory=list)
 
     instructions: Annotated[
         Globs,
@@ -157,14 +134,14 @@ class Notes(_Section, frozen=True):
             description="instruction files: every line a standing instruction, so any two "
             "of a file's statements are compared",
         ),
-    ] = msgspec.field(default_factory=lambda: list(INSTRUCTION_GLOBS))
+    ] = msgspec.field(default_factory=list)
     records: Annotated[
         Globs,
         Meta(
             description="decision records: two statements of one record only across a "
             "change it records, two records only through a change frame",
         ),
-    ] = msgspec.field(default_factory=lambda: list(RECORD_GLOBS))
+    ] = msgspec.field(default_factory=list)
     agent_memories: Annotated[
         bool,
         Meta(

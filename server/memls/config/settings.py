@@ -20,9 +20,6 @@ from memls import limits
 from memls.config.env import env_name, environment
 from memls.config.file import (
     ENGINE_RETRIEVAL_KEYS,
-    INSTRUCTION_GLOBS,
-    NOTE_GLOBS,
-    RECORD_GLOBS,
     ConfigFile,
     Limits,
 )
@@ -47,9 +44,9 @@ class Settings:
     rerank: bool = True  # [models] rerank and not $MEMLS_RERANK=0
     rerank_off_by: str | None = None  # which of the two switched it off (for status)
     auto_supersede: bool = False  # [conflicts] auto_supersede
-    instruction_globs: tuple[str, ...] = INSTRUCTION_GLOBS  # [notes] instructions
-    record_globs: tuple[str, ...] = RECORD_GLOBS  # [notes] records
-    note_globs: tuple[str, ...] = NOTE_GLOBS  # [notes] globs: what the note watcher reads
+    instruction_globs: tuple[str, ...] = ()  # [notes] instructions
+    record_globs: tuple[str, ...] = ()  # [notes] records
+    note_globs: tuple[str, ...] = ()  # [notes] globs: notes beside the agents' files
     agent_memories: bool = True  # [notes] agent_memories and not $MEMLS_AGENT_MEMORIES=0
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval], the keys set
     query_cache: bool = True  # [retrieval] cache

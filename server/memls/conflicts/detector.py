@@ -2,7 +2,9 @@
 project (a scoped nearest-neighbour search in the project's own collection, or BM25 in the
 project when vectors are off), plus the earlier statements a change of the new memory names
 (a lexical lookup of `frames.targets`, since the statement a change replaces is often not among
-its nearest), each scored against the new memory by the pure scorer — under the document rules
+its nearest), each scored against the new memory by the pure scorer — once their path scopes can
+meet (two rules of sibling folders never apply to one file: `notes.scope.can_meet`) and under
+the document rules
 for note units: only claims on both sides, two units of one note only across a change the
 note records unless the note is an instruction file (`notes.comparable`), and a unit of a
 rejected, deprecated or superseded note is never the newer (current) side. With a pair model
@@ -30,8 +32,10 @@ from memls.conflicts.subjects import with_parts
 from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.notes import NoteFacts, comparable
+from memls.notes.scope import can_meet
 from memls.protocol import Signal, SourceRange, Verdict
 from memls.scope import Visibility
+from memls.store.memories import scope_of
 from memls.store.search import SearchQueries
 
 CANDIDATES = 10
@@ -226,6 +230,8 @@ class Detector:
                 continue  # only what was there before: the later one's own check covers it
             if not _compared(here, notes.get(memory_id)):
                 continue
+            if not can_meet(scope_of(row["path_scope"]), scope_of(other["path_scope"])):
+                continue  # no file both apply to ("services/web/**" / "services/api/**")
             verdict = score_pair(row["content"], other["content"], similarity=cosine, common=common)
             scored.append((other, cosine, verdict))
         read = self._read(row["content"], scored)

@@ -168,9 +168,18 @@ class AgentMemoryWatcher:
                 return None, False
             return uri, self._put(project, uri, text, place.origin)
 
-    def _put(self, project: str, uri: str, text: str | None, origin: Any) -> bool:
+    def _put(
+        self, project: str, uri: str, text: str | None, origin: Any, *, open_buffer: bool = False
+    ) -> bool:
+        return bool(self._sync_put(project, uri, text, origin, open_buffer).added)
+
+    def _sync_put(
+        self, project: str, uri: str, text: str | None, origin: Any, open_buffer: bool
+    ) -> protocol.SyncNoteResult:
         result = self._sync(
-            protocol.SyncNoteParams(uri=uri, text=text, project=project, agent_memory=origin)
+            protocol.SyncNoteParams(
+                uri=uri, text=text, project=project, agent_memory=origin, open=open_buffer
+            )
         )
         with self._lock:
             notes = self._notes.setdefault(project, {})
@@ -178,9 +187,36 @@ class AgentMemoryWatcher:
                 notes.pop(uri, None)
             else:
                 notes[uri] = protocol.NoteFile(
-                    uri=uri, kind="instructions", secrets=result.secrets, origin=origin
+                    uri=uri,
+                    kind="instructions",
+                    secrets=result.secrets,
+                    origin=result.origin,
+                    agent_memory=origin,
                 )
-        return bool(result.added)
+        return result
+
+    def editor_sync(
+        self, project: str, params: protocol.SyncNoteParams
+    ) -> protocol.SyncNoteResult | None:
+        """An editor's buffer of one of the project's agent memory files, synced with its
+        origin (`fromDisk`: read inside its own folder); None when it is no such file. The
+        caller holds `syncing`."""
+        path = Path(uris.to_fs_path(params.uri) or "")
+        with self._lock:
+            places = list(self._places.get(project, ()))
+        place = next((p for p in places if p.holds(path)), None)
+        if place is None:
+            return None
+        text = params.text
+        if params.from_disk:
+            try:
+                name, text = read_note(place.folder, path)
+            except (LeadsOut, Unreadable) as exc:
+                log.warning("not indexing %s", exc)
+                return None
+            if name != path:  # a link inside the folder: read under its target's name
+                return None
+        return self._sync_put(project, params.uri, text, place.origin, params.open)
 
     # ------------------------------------------------------------ the queue and the watch
 

@@ -7,7 +7,8 @@ A line is checked before any work, as the LSP front checks a frame:
 - not JSON text (bad JSON or UTF-8, nested deeper than `MAX_NESTING`): kind `parse_error`,
   id null;
 - JSON but not valid Unicode (a lone surrogate escape): a request with a readable id is
-  answered with that id, kind `invalid_params` naming the field;
+  answered with that id, kind `invalid_params` naming the field; an id that holds one is
+  answered as sent, written back as the `\\udxxx` escape (`limits.reply_json`);
 - not `{"id"?, "method": str, "params"?}`: kind `invalid_request`, with the id when it can
   be read.
 
@@ -24,8 +25,6 @@ import threading
 import time
 from concurrent.futures import Executor
 from typing import Any, Protocol
-
-import msgspec
 
 from memls import limits, protocol
 from memls.errors import MemlsError
@@ -96,7 +95,7 @@ class OwnerConnection:
     # -------------------------------------------------------- output
 
     def send(self, message: dict[str, Any]) -> None:
-        self.send_line(msgspec.json.encode(message) + b"\n")
+        self.send_line(limits.reply_json(message) + b"\n")
 
     def send_line(self, line: bytes, *, block: bool = True) -> None:
         if self.closed.is_set():

@@ -151,9 +151,8 @@ class LocalEngine(Engine):
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         """A front's sync: an editor's open buffer (`open`) is left to the editor by the
         note watcher until the editor syncs it from the disk again."""
-        if self.notes_watcher is not None:
-            return self.notes_watcher.editor_sync(params)
-        return Engine.sync_note(self, params)
+        watcher = self.notes_watcher or NoteWatcher(self, self._sync_from_disk)
+        return watcher.editor_sync(params)
 
     def watch(self, params: protocol.WatchParams) -> protocol.WatchResult:
         """memory/watch: the project's notes indexed and, by a serving owner, followed; a
@@ -161,9 +160,9 @@ class LocalEngine(Engine):
         the project for the next owner and indexes its notes once."""
         project = str(folder_of(project_key(params.project)))
         if self.notes_watcher is not None:
-            return self.notes_watcher.watch(project, self.front, params.wait)
+            return self.notes_watcher.watch(project, self.front, params.wait, params.reread)
         added = self.add_watched(project, self.front)
-        notes, refused = NoteWatcher(self, self._sync_from_disk).scan_once(project)
+        notes, refused, warnings = NoteWatcher(self, self._sync_from_disk).scan_once(project)
         return protocol.WatchResult(
             project=project,
             added=added,
@@ -171,6 +170,7 @@ class LocalEngine(Engine):
             indexed=True,
             notes=notes,
             refused=refused,
+            warnings=warnings,
         )
 
     def unwatch(self, params: protocol.UnwatchParams) -> protocol.UnwatchResult:

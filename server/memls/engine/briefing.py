@@ -31,6 +31,7 @@ from urllib.parse import unquote, urlparse
 from memls import protocol, timeutil
 from memls.engine import briefing_text as text
 from memls.errors import MemlsError
+from memls.notes.scope import covers_any
 from memls.scope import VISIBLE_TRUST, project_key
 from memls.store.briefings import BriefingSessions
 
@@ -112,6 +113,23 @@ def _touches(m: protocol.Memory, paths: list[str]) -> bool:
     return False
 
 
+def _relative_paths(project: str, paths: list[str]) -> list[str]:
+    """The paths an agent names, relative to the project folder as scopes are (an absolute
+    path inside it made relative; `./` dropped)."""
+    out = []
+    for raw in paths:
+        path = PurePosixPath(raw)
+        if path.is_absolute():
+            try:
+                path = path.relative_to(project)
+            except ValueError:
+                pass
+        text = path.as_posix()
+        if text and text != "." and text not in out:
+            out.append(text)
+    return out
+
+
 class Briefing:
     """memory/context, given what it reads and writes by the constructor."""
 
@@ -145,9 +163,10 @@ class Briefing:
         if params.session is not None and not params.reset:
             with self._given(project) as sessions:
                 given = sessions.given(params.session)
-        standing = self._standing(project, now) if params.standing else []
+        paths = _relative_paths(project, params.paths)
+        standing = self._standing(project, now, paths) if params.standing else []
         # what answers the prompt comes first, standing or not: a tight budget keeps it
-        relevant, degraded = self._relevant(project, params, set())
+        relevant, degraded = self._relevant(project, params, paths)
         # before both: an agent's own memory that the project contradicts, with what stands
         known = {m.id: m for m in [*standing, *(m for m, _ in relevant)]}
         own = [m for m in known.values() if contested_own(m)]
@@ -183,9 +202,11 @@ class Briefing:
 
     # ------------------------------------------------------------ what could be given
 
-    def _standing(self, project: str, now: str) -> list[protocol.Memory]:
+    def _standing(self, project: str, now: str, paths: list[str]) -> list[protocol.Memory]:
         """The standing memories: constraints, decisions, conventions, and every unit of an
-        instruction file (each of its lines is a standing instruction, whatever its type)."""
+        instruction file (each of its lines is a standing instruction, whatever its type);
+        a rule scoped to some files only when one of `paths` is among them, as the agents
+        load it (none without paths)."""
         listed: list[protocol.Memory] = []
         for kind in STANDING_TYPES:
             listed += self._list(
@@ -200,6 +221,7 @@ class Briefing:
             and m.valid_from <= now
             and not m.superseded_by
             and (not loses(m) or m.origin)  # an agent's own, contested: `context` says so
+            and (not m.scope or (paths and covers_any(m.scope, paths)))
         ]
         order = {kind: n for n, kind in enumerate((*STANDING_TYPES, *NOTE_TYPES))}
         found.sort(key=lambda m: m.recorded_at, reverse=True)
@@ -207,20 +229,20 @@ class Briefing:
         return found
 
     def _relevant(
-        self, project: str, params: protocol.ContextParams, shown: set[str]
+        self, project: str, params: protocol.ContextParams, paths: list[str]
     ) -> tuple[list[tuple[protocol.Memory, float | None]], list[str]]:
         """What comes from or cites one of the paths (newest first), then the query's hits
-        for the prompt and paths, by score."""
+        for the prompt and paths, by score; with paths, nothing scoped to other files."""
         found: list[tuple[protocol.Memory, float | None]] = []
         if params.paths:
             listed = self._list(protocol.ListParams(project=project, status="active", limit=1000))
             touching = [
                 m
                 for m in listed.memories
-                if m.id not in shown
-                and m.trust in VISIBLE_TRUST
+                if m.trust in VISIBLE_TRUST
                 and (not loses(m) or m.origin)
                 and _touches(m, params.paths)
+                and covers_any(m.scope, paths)
             ]
             found += [(m, None) for m in touching[: params.k]]
         words = " ".join([params.prompt or "", *params.paths]).strip()[:QUERY_CHARS]
@@ -229,10 +251,15 @@ class Briefing:
         floor = bool(params.prompt) and not params.standing
         result = self._query(
             protocol.QueryParams(
-                query=words, project=project, k=params.k, depth=params.depth, explain=floor
+                query=words,
+                project=project,
+                k=params.k,
+                depth=params.depth,
+                explain=floor,
+                paths=paths[:64],
             )
         )
-        taken = shown | {m.id for m, _ in found}
+        taken = {m.id for m, _ in found}
         floor = floor and any(h.explain and h.explain.vector is not None for h in result.results)
         rows = self._rows() if floor else 0
         found += [

@@ -71,6 +71,8 @@ def entry(m: protocol.Memory, project: str, now: str, *, stale: bool) -> str:
     cited = citations(m)
     if cited:
         facts.append("cites " + ", ".join(cited))
+    if m.scope:  # a rule for some files only: which, as its agent reads it
+        facts.append("applies to " + ", ".join(m.scope))
     mark = "STALE " if stale else ""
     return f"- {mark}[{'; '.join(facts)}] {json.dumps(m.content, ensure_ascii=False)}"
 

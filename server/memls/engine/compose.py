@@ -28,6 +28,7 @@ from memls.index.chroma import VectorIndex
 from memls.index.outbox import Indexer
 from memls.models import ModelRuntime
 from memls.models.tokens import TokenCounter
+from memls.notes import table as notes_table
 from memls.retrieval.pipeline import RetrievalConfig
 from memls.store.citations import cited_projects
 from memls.store.unit import Store
@@ -119,7 +120,7 @@ def compose(
         clock,
         indexing,
         announcer,
-        (settings.instruction_globs, settings.record_globs),
+        notes_table(settings.note_globs, settings.instruction_globs, settings.record_globs),
     )
     return UseCases(
         units=units,

@@ -11,11 +11,21 @@ from urllib.parse import unquote, urlsplit
 import msgspec
 
 from memls import protocol, secrets, textnorm
-from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
 from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text
 from memls.engine.writes import clear_tombstone, insert
-from memls.notes import NoteFacts, agent_memory, index, note_facts, note_kind, parse, resolve_ref
+from memls.notes import (
+    DEFAULT,
+    NoteFacts,
+    Table,
+    agent_memory,
+    index,
+    note_facts,
+    parse,
+    resolve_ref,
+)
+from memls.notes.scope import Scoped, scope_of
 from memls.scope import project_key
+from memls.store.memories import scope_column
 from memls.store.unit import Tx
 
 _FACTS = msgspec.json.Decoder(NoteFacts)
@@ -86,8 +96,9 @@ def uri_path(uri: str) -> str:
 
 class Notes:
     """sync_note: a note file's units kept in step with its text, its facts (and its kind of
-    document: `globs`, (instruction globs, record globs) from config.toml's `[notes]`, for a
-    front that does not say) and the project's note links recorded."""
+    document, default memory type and scope, from the table of the agents' conventions with
+    config.toml's `[notes]`, `table`, for a front that does not say) and the project's note
+    links recorded."""
 
     def __init__(
         self,
@@ -95,13 +106,13 @@ class Notes:
         clock: Clock,
         indexing: Indexing,
         announcer: Announcer,
-        globs: tuple[tuple[str, ...], tuple[str, ...]] = (INSTRUCTION_GLOBS, RECORD_GLOBS),
+        table: Table = DEFAULT,
     ) -> None:
         self.units = units
         self.clock = clock
         self.indexing = indexing
         self.announcer = announcer
-        self.globs = globs
+        self.table = table
 
     def sync_note(self, params: protocol.SyncNoteParams) -> protocol.SyncNoteResult:
         """Make the project's memories from one note file match its text: new units stored,
@@ -112,8 +123,25 @@ class Notes:
         project = project_key(params.project)
         uri = checked_text(params.uri, "uri")
         assert uri is not None
+        relative = self._relative(uri, project)
+        found_as = self.table.match(relative) if relative is not None else None
         origin = params.agent_memory or self._origin(project, uri)
-        units = self._units(params, uri, origin) if params.text else []
+        if origin:  # an agent's own memory, outside the folder: the table names no file there
+            found_as = None
+        default_type = params.default_type or (found_as.memory_type if found_as else "note")
+        imports = found_as is not None and found_as.convention.imports
+        text = params.text or ""
+        if not text:
+            units = []
+        elif origin:
+            units = self._agent_units(text, uri, origin)
+        else:
+            units = parse(text, default_type=default_type, imports=imports)
+        if params.scope is not None:
+            scoped = Scoped(tuple(params.scope))
+        else:
+            scoped = scope_of(found_as, text)
+        path_scope = scope_column(scoped.globs)
         found = note_secrets(params.text or "")
         if found:  # the note is the source of truth: its units are kept, their secrets not
             units = [_redacted(unit) for unit in units]
@@ -137,6 +165,9 @@ class Notes:
                         moved.append(row["id"])
                     else:
                         unchanged += 1
+                    if row["path_scope"] != path_scope:  # its front matter or folder changed
+                        tx.memories.set_scope(row["id"], path_scope)
+                        moved.append(row["id"])
                     tx.note_units.put(row["id"], unit.section, unit.claim)
                     continue
                 other = tx.memories.active_by_canonical(key)
@@ -154,6 +185,7 @@ class Notes:
                     source_uri=uri,
                     source_range=where,
                     canonical=key,
+                    path_scope=path_scope,
                 )
                 tx.note_units.put(memory_id, unit.section, unit.claim)
                 added.append(memory_id)
@@ -161,10 +193,15 @@ class Notes:
                 if key not in wanted:
                     tx.forget(row, "source_removed", now)
                     removed.append(row["id"])
+            kind: protocol.NoteKind
             if origin:  # an agent's memory: every line a standing statement of its own
-                kind: protocol.NoteKind = "instructions"
-            else:
-                kind = params.kind if params.kind is not None else self._note_kind(uri, project)
+                kind = "instructions"
+            elif params.kind is not None:
+                kind = params.kind
+            elif found_as is not None:
+                kind = found_as.kind
+            else:  # a file of no agent's: config.toml's `[notes]` may still say its kind
+                kind = self.table.kind_of(relative) if relative is not None else ""
             relinked = self._record_facts(
                 tx, uri, params.text or "", bool(units), now, kind, origin
             )
@@ -180,6 +217,12 @@ class Notes:
             unchanged=unchanged,
             shared=shared,
             secrets=found,
+            origin=found_as.origin if found_as else protocol.ORIGIN_NAMES.get(origin, ""),
+            scope=list(scoped.globs),
+            warnings=[
+                protocol.NoteWarning(uri=uri, line=line, message=message)
+                for line, message in scoped.warnings
+            ],
         )
 
     def instruction_units(self, project: str) -> list[protocol.Memory]:
@@ -192,34 +235,28 @@ class Notes:
             return tx.records(rows) if rows else []
 
     def _origin(self, project: str, uri: str) -> str:
-        """The origin a note file was synced with before (an editor's sync of an agent's
-        memory does not say it)."""
+        """The origin a note file was synced with before (a sync that does not say it)."""
         with self.units.read(project) as tx:
             return tx.note_files.origin(uri)
 
     @staticmethod
-    def _units(params: protocol.SyncNoteParams, uri: str, origin: str) -> list[Any]:
-        """The note's units; an agent's own memory read as that agent writes it: front matter
-        and index lines are no memory, its type from its front matter (`agent_memory`)."""
-        assert params.text is not None
-        if not origin:
-            return parse(params.text, default_type=params.default_type)
+    def _agent_units(text: str, uri: str, origin: str) -> list[Any]:
+        """An agent's own memory read as that agent writes it: front matter and index lines
+        are no memory, its type from its front matter (`agent_memory`)."""
         name = PurePosixPath(uri_path(uri)).name
         return parse(
-            agent_memory.readable(params.text, origin, name),
-            default_type=agent_memory.memory_type(params.text, origin, name),
+            agent_memory.readable(text, origin, name),
+            default_type=agent_memory.memory_type(text, origin, name),
         )
 
-    def _note_kind(self, uri: str, project: str) -> protocol.NoteKind:
-        """What kind of document the note is, by its path in the project folder (a project
-        named by its folder's path, as the editor names it) and config.toml's `[notes]`
-        globs; "" when the note is not inside the folder."""
-        path = uri_path(uri)
+    @staticmethod
+    def _relative(uri: str, project: str) -> str | None:
+        """The note's path in the project folder (a project named by its folder's path, as
+        the editor names it), which the table is asked about; None when it is not inside."""
         try:
-            relative = PurePosixPath(path).relative_to(PurePosixPath(project)).as_posix()
+            return PurePosixPath(uri_path(uri)).relative_to(PurePosixPath(project)).as_posix()
         except ValueError:
-            return ""
-        return note_kind(relative, *self.globs)
+            return None
 
     @staticmethod
     def _record_facts(

@@ -19,7 +19,7 @@ from typing import Any
 from memls import protocol
 from memls.errors import InvalidInput, NotFound, Refused
 from memls.files import replace_text
-from memls.notes import agent_memory, default_type, parse
+from memls.notes import agent_memory, parse
 from memls.notes.agent_places import claude_memory
 from memls.notes.promote import place
 from memls.scope import VISIBLE_TRUST, project_key
@@ -129,15 +129,7 @@ class Promote:
             except OSError as exc:
                 raise Refused(f"the note {path} cannot be written: {exc}", field="to") from None
         where = self._become(project, memory.id, uri, placed.unit, placed.changed)
-        relative = path.relative_to(Path(project).resolve()).as_posix()
-        self._sync(
-            protocol.SyncNoteParams(
-                uri=uri,
-                text=placed.note,
-                project=project,
-                default_type=default_type(relative),  # type: ignore[arg-type]
-            )
-        )
+        self._sync(protocol.SyncNoteParams(uri=uri, text=placed.note, project=project))
         self._changed(project, "promote", [memory.id])
         return protocol.PromoteResult(
             project=project,

@@ -247,6 +247,7 @@ def insert(
     source_range: str | None = None,
     derived_from: str | None = None,
     force: bool = False,
+    path_scope: str | None = None,
 ) -> str:
     """One new row + its outbox row + audit, inside the caller's transaction (`force`:
     audited, so that the near-duplicate check after indexing keeps it apart)."""
@@ -261,6 +262,7 @@ def insert(
         source_uri=source_uri,
         source_range=source_range,
         derived_from=derived_from,
+        path_scope=path_scope,
     )
     if derived_from:
         tx.edges.add(memory_id, derived_from, "derived_from", now)

@@ -1,8 +1,11 @@
 """Chroma, one collection per project: embedded PersistentClient by default, HttpClient when
-a server URL is configured. Telemetry off; we pass our own vectors (no embedding function)."""
+a server URL is configured. Telemetry off and settings from memls alone (`chroma_settings`);
+we pass our own vectors (no embedding function, so Chroma's default one, which downloads a
+model, is never made)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections.abc import Callable
@@ -57,6 +60,38 @@ def collection_name(project: str, model_tag: str) -> str:
     return f"memls-{digest}"
 
 
+def chroma_settings() -> Any:
+    """Chroma's settings as memls passes them, and nothing else: its Settings class (pydantic
+    BaseSettings) otherwise reads CHROMA_* variables and a `.env` file in the working directory,
+    the project folder of a daemon an agent's hook started. A `.env` holding CHROMA_API_IMPL,
+    CHROMA_SERVER_HOST and CHROMA_SERVER_HTTP_PORT turned the embedded store into an HTTP client
+    of that host; CHROMA_OTEL_GRANULARITY and CHROMA_OTEL_COLLECTION_ENDPOINT export spans to that
+    endpoint from an HttpClient (docs/privacy.md)."""
+    return _settings_class()(anonymized_telemetry=False, allow_reset=False)
+
+
+@functools.cache
+def _settings_class() -> Any:
+    """One class for the process: Chroma refuses a second client of a directory whose settings
+    differ from the first's, and settings of two classes never compare equal."""
+    from chromadb.config import Settings
+    from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
+
+    class MemlsSettings(Settings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            return (init_settings,)  # what memls passes; not the environment, .env nor secrets
+
+    return MemlsSettings
+
+
 class VectorIndex:
     """Thin wrapper over a Chroma client; lazy, thread-safe creation of the client."""
 
@@ -86,9 +121,8 @@ class VectorIndex:
         with self._lock:
             if self._client is None:
                 import chromadb
-                from chromadb.config import Settings
 
-                settings = Settings(anonymized_telemetry=False, allow_reset=False)
+                settings = chroma_settings()
                 if self.url:
                     parsed = urlparse(self.url)
                     if parsed.scheme not in ("http", "https") or not parsed.hostname:

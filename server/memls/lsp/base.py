@@ -51,14 +51,15 @@ class ServerBase(LanguageServer):
         # project -> link uri -> a link the owner does not follow (kept by NoteSync, shown by
         # Publisher on the link)
         self.note_refused: dict[str, dict[str, protocol.RefusedNote]] = {}
+        # project -> note uri -> what the owner could not read of it as its agent meant
+        # (front matter, a glob, an import; a file another of its folder wins over)
+        self.note_warnings: dict[str, dict[str, list[protocol.NoteWarning]]] = {}
+        # open buffers the owner said are no notes: not sent again while open
+        self.not_notes: set[str] = set()
         self.open_error: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._takeover = asyncio.Lock()
-
-    @property
-    def globs(self) -> list[str]:
-        return self.settings.notes.globs
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
         """Run a background task; its failure is logged, never lost, never fatal. Nothing

@@ -179,6 +179,30 @@ def for_refused(found: protocol.RefusedNote | None) -> list[types.Diagnostic]:
     ]
 
 
+def for_warnings(
+    found: list[protocol.NoteWarning], lines: list[str] | None
+) -> list[types.Diagnostic]:
+    """A Warning on each line of a note the owner could not read as its agent meant it (front
+    matter that is not YAML, a scope glob, an import that leads out, a file another of its
+    folder wins over): its lines are read all the same, as applying to the whole project."""
+    out = []
+    for w in found:
+        end = len(lines[w.line]) if lines is not None and 0 <= w.line < len(lines) else 0
+        out.append(
+            types.Diagnostic(
+                range=types.Range(
+                    start=types.Position(line=w.line, character=0),
+                    end=types.Position(line=w.line, character=end),
+                ),
+                severity=types.DiagnosticSeverity.Warning,
+                source=SOURCE,
+                code="note-unread",
+                message=f"memls: {w.message}",
+            )
+        )
+    return out
+
+
 def actions(diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
     """For each memls diagnostic: supersede the older, dismiss, open the other statement; for
     a superseded/amended note's hint: open the newer record."""

@@ -60,10 +60,7 @@ async def pull_configuration(ls: MemlsServer) -> None:
 async def configuration_changed(
     ls: MemlsServer, params: types.DidChangeConfigurationParams
 ) -> None:
-    before = ls.settings.notes
     await pull_configuration(ls)
-    if ls.settings.notes != before:  # other notes, or other kinds of them: index again
-        ls.spawn(ls.index_workspace())
 
 
 def folders_changed(ls: MemlsServer, params: types.DidChangeWorkspaceFoldersParams) -> None:

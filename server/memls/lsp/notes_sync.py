@@ -3,23 +3,22 @@
 The process that owns the store indexes and watches the notes of every workspace folder
 (`memory/watch`, `memls.daemon.notewatch`): this window names its folders, shows `$/progress`
 while they are read and embedded, and learns which note files there are (for diagnostics).
-What only an editor has is its open buffers: they win over the disk, so an open note is synced
-from the buffer as it is edited (`open`: the owner's watcher leaves it alone), and from the
-disk again when it is closed.
+What only an editor has is its open buffers: they win over the disk, so an open buffer is
+sent as it is edited (`open`: the owner's watcher leaves it alone), and the owner reads the
+disk again when it is closed (`fromDisk`). The owner says whether a buffer is a note at all,
+and under which name (`note`, `uri`); this front keeps the answer and sends a buffer that is
+no note again only when the owner's list of notes names it.
 
 The memories an agent keeps by itself outside the folder (Claude Code's auto memory of the
-project: `NoteFile.origin`) are notes of the project too: the owner lists them with its notes,
-so they get diagnostics, and an open buffer of one is synced like a note's (read inside its
-own folder), unless `memls.notes.agentMemories` is off.
+project: `NoteFile.agentMemory`) are notes of the project too: the owner lists them with its
+notes, so they get diagnostics, and an open buffer of one is sent like a note's, under the
+project the owner listed it in (the owner reads it inside its own folder).
 """
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
-
-from pygls import uris
 
 from memls import protocol
 from memls.errors import MemlsError
@@ -73,22 +72,30 @@ class NoteSync(ServerBase):
         except MemlsError as exc:
             log.warning("the notes of %s are not watched: %s", folder.path, exc)
             return 0
-        self._take(folder.project, result.notes, result.refused)
+        self._take(folder.project, result.notes, result.refused, result.warnings)
         return len(result.notes)
 
     def _take(
-        self, project: str, found: list[protocol.NoteFile], refused: list[protocol.RefusedNote]
+        self,
+        project: str,
+        found: list[protocol.NoteFile],
+        refused: list[protocol.RefusedNote],
+        warnings: list[protocol.NoteWarning],
     ) -> None:
         """The owner's list of the project's notes (and their secrets) replaces ours, and so
-        does its list of the links it does not follow (shown on each link)."""
+        do its lists of the links it does not follow (shown on each link) and of what it could
+        not read of a note as meant (shown on the line)."""
         links = {r.uri: r for r in refused}
         changed = self.note_refused.get(project, {}) != links
         self.note_refused[project] = links
-        if not self.settings.notes.agent_memories:
-            found = [n for n in found if not n.origin]
+        warned: dict[str, list[protocol.NoteWarning]] = {}
+        for w in warnings:
+            warned.setdefault(w.uri, []).append(w)
+        changed = changed or self.note_warnings.get(project, {}) != warned
+        self.note_warnings[project] = warned
         for uri in [u for u, p in self.agent_notes.items() if p == project]:
             del self.agent_notes[uri]
-        self.agent_notes.update({n.uri: project for n in found if n.origin})
+        self.agent_notes.update({n.uri: project for n in found if n.agent_memory})
         mine = {uri for uri, p in self.indexed.items() if p == project}
         listed = {n.uri for n in found}
         for uri in mine - listed:
@@ -98,6 +105,9 @@ class NoteSync(ServerBase):
                 changed = True
         for note in found:
             if note.uri in self.workspace.text_documents:
+                if note.uri in self.not_notes:  # a note now (imported, or its folder changed)
+                    self.not_notes.discard(note.uri)
+                    self.sync_debounce.touch(note.uri)
                 continue  # the buffer's own sync says what it holds
             if self.indexed.get(note.uri) != project or self.note_secrets.get(note.uri) != (
                 note.secrets
@@ -124,44 +134,25 @@ class NoteSync(ServerBase):
         uris_open = list(self.workspace.text_documents)
         await asyncio.gather(*(self._sync_uri(uri, takeover=True) for uri in uris_open))
 
-    def note_folder(self, uri: str) -> Folder | None:
-        folder = self.projects.containing(uri)
-        if folder is None or not notes.is_note(uri, folder.path, self.globs):
-            return None
-        return folder
-
     async def _sync_uri(self, uri: str, refresh: bool = True, takeover: bool = False) -> None:
-        """An open buffer (or, once it is closed, the disk) synced to the owner, under the
-        note's name: a link's target's, when it is a link inside the folder."""
-        if uri in self.agent_notes and self.settings.notes.agent_memories:
-            await self._sync_agent_note(uri, self.agent_notes[uri], takeover)
-            return
-        folder = self.note_folder(uri)
-        synced = None if folder is None else notes.note_uri(uri, folder.path)
-        if folder is None or synced is None or self.engine is None:
+        """An open buffer (or, once it is closed, the disk) sent to the owner, which answers
+        whether it is a note and under which name (a link's target's, inside the folder); an
+        agent's own memory file goes to the project the owner listed it in."""
+        folder = self.projects.containing(uri)
+        project = folder.project if folder is not None else self.agent_notes.get(uri)
+        if project is None or self.engine is None:
             return
         doc = self.workspace.text_documents.get(uri)
-        if doc is not None:
-            text = doc.source  # the open buffer wins over the disk
-        else:
-            path = Path(uris.to_fs_path(uri) or "")
-            try:
-                name, text = await asyncio.get_running_loop().run_in_executor(
-                    self.pool, notes.read_note, folder.path, path
-                )
-            except (notes.Unreadable, notes.LeadsOut) as exc:
-                log.warning("not indexing %s", exc)  # keep what was indexed before
-                return
-            synced = uris.from_fs_path(str(name)) or synced
+        if uri in self.not_notes and not takeover:
+            if doc is None:
+                self.not_notes.discard(uri)  # closed: asked again when opened again
+            return
         params = protocol.SyncNoteParams(
-            uri=synced,
-            text=text,
-            project=folder.project,
-            default_type=notes.note_type(uri, folder.path),  # type: ignore[arg-type]
-            kind=notes.kind_of(
-                uri, folder.path, self.settings.notes.instructions, self.settings.notes.records
-            ),
+            uri=uri,
+            text=doc.source if doc is not None else None,  # the open buffer wins over the disk
+            project=project,
             open=doc is not None,
+            from_disk=doc is None,
         )
         try:
             if takeover:  # inside the takeover itself: straight to the new owner
@@ -171,47 +162,21 @@ class NoteSync(ServerBase):
             else:
                 result = await self.run("sync_note", params)
         except MemlsError as exc:
-            log.warning("indexing %s failed: %s", synced, exc)
-            return
-        self._synced(synced, folder.project, result, refresh)
-
-    def _synced(
-        self, uri: str, project: str, result: protocol.SyncNoteResult, refresh: bool
-    ) -> None:
-        first = uri not in self.indexed
-        self.indexed[uri] = project
-        secrets_changed = self.note_secrets.get(uri, []) != result.secrets
-        self.note_secrets[uri] = result.secrets
-        # pairs read before may sit in this note, and its secrets are shown as they change
-        if (refresh and first) or secrets_changed:
-            self.publish(project)
-
-    async def _sync_agent_note(self, uri: str, project: str, takeover: bool) -> None:
-        """An agent's own memory file, open in this editor (or closed again): synced into its
-        project, read inside its own folder from the disk; the owner knows its origin."""
-        engine = self.engine
-        if engine is None:
-            return
-        doc = self.workspace.text_documents.get(uri)
-        if doc is not None:
-            text: str | None = doc.source
-        else:
-            path = Path(uris.to_fs_path(uri) or "")
-            try:
-                _name, text = await asyncio.get_running_loop().run_in_executor(
-                    self.pool, notes.read_note, path.parent, path
-                )
-            except (notes.Unreadable, notes.LeadsOut) as exc:
-                log.warning("not indexing %s", exc)
-                return
-        params = protocol.SyncNoteParams(uri=uri, text=text, project=project, open=doc is not None)
-        try:
-            if takeover:
-                loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(self.pool, engine.sync_note, params)
-            else:
-                result = await self.run("sync_note", params)
-        except MemlsError as exc:
             log.warning("indexing %s failed: %s", uri, exc)
             return
-        self._synced(uri, project, result, refresh=True)
+        if not result.note:
+            if doc is not None:
+                self.not_notes.add(uri)
+            return
+        synced = result.uri
+        first = synced not in self.indexed
+        self.indexed[synced] = project
+        secrets_changed = self.note_secrets.get(synced, []) != result.secrets
+        self.note_secrets[synced] = result.secrets
+        warned = self.note_warnings.setdefault(project, {})
+        warnings_changed = warned.get(synced, []) != result.warnings
+        warned[synced] = list(result.warnings)
+        # pairs read before may sit in this note, and its secrets and warnings are shown as
+        # they change
+        if (refresh and first) or secrets_changed or warnings_changed:
+            self.publish(project)

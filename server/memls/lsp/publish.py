@@ -1,5 +1,6 @@
 """Diagnostics: the open contradictions of each of this window's projects, published on the
-notes they sit in, with the secrets of notes and the links to notes that are not read. A
+notes they sit in, with the secrets of notes, the links to notes that are not read and what
+the owner could not read of a note as its agent meant (front matter, a glob, an import). A
 project's open pairs are read once (at start, and when a change touches a memory of a shown
 pair); a `memory/conflicts` notification carries the new pairs itself, so they are shown
 without asking the engine again."""
@@ -7,6 +8,7 @@ without asking the engine again."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from lsprotocol import types
@@ -14,9 +16,9 @@ from lsprotocol import types
 from memls import protocol
 from memls.lsp import diagnostics as diag
 from memls.lsp.base import ServerBase
-from memls.notes.parse import split_lines
 
 Pair = tuple[str, str]
+_EOL = re.compile(r"\r\n|\r|\n")  # LSP's line ends
 
 
 class Publisher(ServerBase):
@@ -85,15 +87,18 @@ class Publisher(ServerBase):
             if found and self.indexed.get(uri) == project
         }
         refused = self.note_refused.get(project, {})
+        warned = {u: w for u, w in self.note_warnings.get(project, {}).items() if w}
         previous = self.published.get(project, set())
-        for uri in previous | set(by_uri) | set(links) | set(leaks) | set(refused):
+        shown = set(by_uri) | set(links) | set(leaks) | set(refused) | set(warned)
+        for uri in previous | shown:
             doc = self.workspace.text_documents.get(uri)
-            lines = split_lines(doc.source) if doc is not None else None
+            lines = _EOL.split(doc.source) if doc is not None else None
             items = diag.for_document(uri, by_uri.get(uri, []), lines)
             items += diag.for_links(uri, links.get(uri, []), lines)
             items += diag.for_secrets(leaks.get(uri, []), lines)
             items += diag.for_refused(refused.get(uri))
+            items += diag.for_warnings(warned.get(uri, []), lines)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
             )
-        self.published[project] = set(by_uri) | set(links) | set(leaks) | set(refused)
+        self.published[project] = shown

@@ -10,29 +10,16 @@ from typing import Any
 import msgspec
 
 from memls import protocol
-from memls.config import INSTRUCTION_GLOBS, RECORD_GLOBS
 from memls.errors import InvalidInput
-from memls.notes.globs import DEFAULT_GLOBS
-
-
-class NotesSettings(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=False):
-    """Which workspace files are notes, and which of them are instruction files (any two
-    of a file's statements are compared) or decision records; whether the memories agents
-    keep by themselves outside the folder (Claude Code's auto memory of the project) are
-    notes of this window too (diagnostics, an open buffer synced)."""
-
-    globs: list[str] = msgspec.field(default_factory=lambda: list(DEFAULT_GLOBS))
-    instructions: list[str] = msgspec.field(default_factory=lambda: list(INSTRUCTION_GLOBS))
-    records: list[str] = msgspec.field(default_factory=lambda: list(RECORD_GLOBS))
-    agent_memories: bool = True
 
 
 class ClientSettings(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=False):
     """What a client may set. Unknown keys are ignored (editors send their whole section,
-    including settings only the extension reads); known keys of the wrong type are refused."""
+    including settings only the extension reads); known keys of the wrong type are refused.
+    Which files are notes is not the editor's to say: the owner's table of the agents'
+    conventions says it, with config.toml's `[notes]`."""
 
     token: str | None = None
-    notes: NotesSettings = msgspec.field(default_factory=NotesSettings)
 
 
 def read(raw: Any, where: str) -> ClientSettings:

@@ -1,9 +1,11 @@
 """Where an LSP connection's bytes come from: a TCP stream or a blocking file (stdin).
 
-Both read a line up to a limit or exactly n bytes (a frame's length is checked against its
-limit before it is read). After a refused frame a TCP connection lingers: what the client is
-still sending is discarded (at most LINGER_BYTES for LINGER_SECONDS) so that closing does not
-reset the connection before the client has read the refusal."""
+Both read a line up to a limit, or the bytes that have come, at most n: a frame's length is
+checked against its limit before it is read, and its body is read as it comes, so that a
+body shorter than its Content-Length is found when the next header arrives (`frames`).
+After a refused frame a TCP connection lingers: what the client is still sending is
+discarded (at most LINGER_BYTES for LINGER_SECONDS) so that closing does not reset the
+connection before the client has read the refusal."""
 
 from __future__ import annotations
 
@@ -29,11 +31,9 @@ class StreamSource:
         except asyncio.LimitOverrunError:
             return await self.reader.read(limit)  # a line too long: no newline at the end
 
-    async def read(self, n: int) -> bytes:
-        try:
-            return await self.reader.readexactly(n)
-        except asyncio.IncompleteReadError as exc:
-            return exc.partial
+    async def read_some(self, n: int) -> bytes:
+        """What has come, at most n bytes; b"" at the end of the input."""
+        return await self.reader.read(n)
 
     async def linger(self) -> None:
         left = LINGER_BYTES
@@ -61,18 +61,10 @@ class FileSource:
     async def readline(self, limit: int) -> bytes:
         return await self._call(self.stream.readline, limit)
 
-    async def read(self, n: int) -> bytes:
-        def exactly() -> bytes:
-            parts, left = [], n
-            while left > 0:
-                chunk = self.stream.read(left)
-                if not chunk:
-                    break
-                parts.append(chunk)
-                left -= len(chunk)
-            return b"".join(parts)
-
-        return await self._call(exactly)
+    async def read_some(self, n: int) -> bytes:
+        """What has come, at most n bytes (one read of the pipe); b"" at the end of the input."""
+        read1 = getattr(self.stream, "read1", None)
+        return await self._call(read1 or self.stream.read, n)
 
     async def linger(self) -> None:
         """Nothing to do: a pipe is not reset when its reader goes."""

@@ -5,25 +5,19 @@ claims, parses bodies with `json.loads` (every nested object through `structure_
 and answers nothing it cannot parse; its `exit` handler calls `sys.exit`. This module
 replaces the reader loop for stdio and for each TCP connection:
 
-- Headers: at most `limits.MAX_HEADER_BYTES`; `Content-Length` required, digits only.
-  Bytes that are not a header block (a body without its header, garbage, a block over
-  MAX_HEADER_BYTES) are answered once (-32700, id null) and skipped to the next
-  `Content-Length:`, so an editor's session survives its own slip (docs/reliability.md).
-- A TCP client that has not initialized with the token may send `PREAUTH_BYTES` (64 KiB)
-  in all, headers included, whatever the number of frames: what an `initialize` needs.
-  Past that it is answered (id null, naming the limit) and closed.
-- A frame over `max_frame_bytes` (or over what is left of `PREAUTH_BYTES`), or, before the
-  token, a header block over `MAX_HEADER_BYTES`, is answered
-  (id null, naming the limit) and the connection is closed without reading it: the stream
-  cannot be trusted after a frame that was not read (a claim of 10^11 bytes would otherwise
-  be waited for). On stdio the server says so on stderr and exits with status 1 (the LSP
-  rule for an exit without `shutdown`), so the editor starts it again.
+- Frames are read by `frames.Frames`: header blocks, bodies shorter than their
+  Content-Length, bytes that are not a frame, PREAUTH_BYTES before the token, frames over
+  `max_frame_bytes` (answered, then the connection is closed without reading them; on
+  stdio the server says so on stderr and exits with status 1, the LSP rule for an exit
+  without `shutdown`, so the editor starts it again).
 - A body is decoded by `limits.decode_json`: bad JSON or UTF-8, nesting deeper than
   `MAX_NESTING`: `-32700`, id null. Text that is JSON but not valid Unicode (a lone
   surrogate escape) keeps its envelope: a request is answered with its id, `-32602` naming
   the field in params (`-32600` elsewhere). A batch (array), a non-object, `jsonrpc` other
   than "2.0", a `method` that is not a string, an `id` that is not a number or a string:
-  `-32600`. Every number is an id (JSON-RPC: `1.5`, `100000000000`), answered as sent.
+  `-32600`. Every number is an id (JSON-RPC: `1.5`, `100000000000`), answered as sent, and
+  so is every string: one holding a lone surrogate (`"\\ud800"`) is written back as that
+  escape (pygls writes ASCII JSON), the same JSON string the client sent.
 - A TCP client that has not initialized with the token gets `-32002` for every request but
   `initialize`, and its notifications (`exit` included) are dropped.
 - Unknown request methods (also LSP methods memls does not implement): `-32601`. A second
@@ -37,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -47,27 +40,18 @@ from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
 
 from memls import limits
+from memls.lsp.frames import INVALID_REQUEST, PARSE_ERROR, Closed, Frames
 from memls.lsp.sources import FileSource, StreamSource
 
 log = logging.getLogger("memls.lsp.transport")
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 NOT_INITIALIZED = -32002
-SKIPPED = "; skipped to the next Content-Length header"
-HEADER_NAME = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 7230 token
-CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
-CONTENT_LENGTH_SPAN = 32  # the longest match: kept across two reads while skipping
 
 
 # ---------------------------------------------------------------- the loop
-
-
-class Closed(Exception):
-    """The input ended or the connection must close."""
 
 
 class Connection:
@@ -87,9 +71,12 @@ class Connection:
         self.close_unauthenticated = close_unauthenticated
         self.initialized = False  # an `initialize` was handed on
         self.initialized_once = False  # the `initialized` notification was handed on
-        self.refused: str | None = None  # why the connection was closed on a frame
-        self.received = 0  # bytes read from the client (PREAUTH_BYTES before the token)
-        self.pushback: bytes | None = None  # the start of a header line found while skipping
+        self.frames = Frames(source, self.error, self.gated)
+
+    @property
+    def refused(self) -> str | None:
+        """Why the connection was closed on a frame (None: it was not)."""
+        return self.frames.refused
 
     # -------------------------------------------------------- answers
 
@@ -104,36 +91,14 @@ class Connection:
     async def run(self, stop: Callable[[], bool] = lambda: False) -> None:
         while not stop():
             try:
-                length = await self.read_header()
+                body = await self.frames.next()
             except Closed:
                 if self.refused is not None:
+                    log.error("memls: closing the connection: %s", self.refused)
                     await self.source.linger()
                 return
-            if length is None:
+            if body is None:
                 continue
-            if self.gated():
-                limit, name = limits.PREAUTH_BYTES - self.received, "PREAUTH_BYTES"
-            else:
-                limit, name = limits.current().max_frame_bytes, "max_frame_bytes"
-            if length > limit:
-                if name == "PREAUTH_BYTES":
-                    message = limits.preauth_exceeded(self.received + length)
-                else:
-                    message = limits.frame_too_large(length, limit, name).message
-                self.refuse(INVALID_REQUEST, message, {"limit": name, "max": limit})
-                await self.source.linger()
-                return
-            body = await self.source.read(length)
-            self.received += len(body)
-            if len(body) < length:  # the input ended inside the frame
-                if body.strip():
-                    self.error(
-                        None,
-                        PARSE_ERROR,
-                        f"the input ended inside a frame ({len(body)} of {length} bytes): "
-                        "not valid JSON",
-                    )
-                return
             try:
                 self.dispatch(body)
             except Exception:
@@ -142,116 +107,6 @@ class Connection:
     def gated(self) -> bool:
         """A TCP client that has not given the token: it may send PREAUTH_BYTES in all."""
         return self.close_unauthenticated and not self.authenticated()
-
-    def refuse(self, code: int, message: str, data: dict[str, Any]) -> None:
-        """A frame over a limit: answered, not read; the connection ends (see the module)."""
-        self.error(None, code, message, data)
-        self.refused = message
-        log.error("memls: closing the connection: %s", message)
-
-    async def next_line(self) -> bytes:
-        if self.pushback is not None:
-            line, self.pushback = self.pushback, None
-            return line
-        line = await self.source.readline(limits.MAX_HEADER_BYTES + 1)
-        self.received += len(line)
-        if self.gated() and self.received > limits.PREAUTH_BYTES:
-            self.refuse(
-                INVALID_REQUEST,
-                limits.preauth_exceeded(self.received),
-                {"limit": "PREAUTH_BYTES", "max": limits.PREAUTH_BYTES},
-            )
-            raise Closed
-        return line
-
-    async def read_header(self) -> int | None:
-        """The next frame's Content-Length; None when the header block was unusable (it has
-        been answered); Closed at the end of the input or after a refused header block.
-
-        Bytes that are not a header block (a body sent without its header, garbage, a block
-        over MAX_HEADER_BYTES) are answered once with -32700 and skipped up to the next
-        `Content-Length:`; a TCP client without the token is cut off instead."""
-        seen = 0
-        length: int | None = None
-        bad: str | None = None
-        lines = 0
-        while True:
-            line = await self.next_line()
-            if not line:
-                if lines:
-                    self.error(None, PARSE_ERROR, "the input ended inside a frame's headers")
-                raise Closed
-            seen += len(line)
-            if seen > limits.MAX_HEADER_BYTES:
-                message = (
-                    f"frame headers over {limits.MAX_HEADER_BYTES} bytes (MAX_HEADER_BYTES); "
-                    "they were not read"
-                )
-                data = {"limit": "MAX_HEADER_BYTES", "max": limits.MAX_HEADER_BYTES}
-                if self.gated():
-                    self.refuse(PARSE_ERROR, message, data)
-                    raise Closed
-                self.error(
-                    None,
-                    PARSE_ERROR,
-                    f"over {limits.MAX_HEADER_BYTES} bytes (MAX_HEADER_BYTES) with no complete "
-                    "frame header" + SKIPPED,
-                    data,
-                )
-                await self.skip_to_header()
-                return None
-            text = line.strip()
-            if not text:
-                if lines == 0:
-                    continue  # stray blank line between frames
-                break
-            found = CONTENT_LENGTH.search(line)
-            if found is not None and line[: found.start()].strip() and not self.gated():
-                # bytes with no header of their own, then a frame: answer, resume there
-                self.error(None, PARSE_ERROR, "bytes that are not a frame" + SKIPPED)
-                await self.resume_at(line[found.start() :])
-                return None
-            name, colon, value = text.partition(b":")
-            if not colon or not HEADER_NAME.fullmatch(name.strip()):
-                bad = bad or "a header line that is not `Name: value`"
-                lines += 1
-                continue
-            lines += 1
-            if name.strip().lower() == b"content-length":
-                value = value.strip()
-                if not value.isdigit() or len(value) > 18:
-                    bad = f"Content-Length {value[:40].decode('latin-1')!r} is not a byte count"
-                else:
-                    length = int(value)
-        if length is None or bad is not None:
-            self.error(None, PARSE_ERROR, f"bad frame: {bad or 'no Content-Length header'}")
-            if self.gated():
-                raise Closed
-            return None
-        return length
-
-    async def skip_to_header(self) -> None:
-        """Discard input up to the next `Content-Length:` (kept as the next line to read),
-        holding at most two lines' worth in memory; Closed at the end of the input."""
-        tail = b""
-        while True:
-            line = await self.next_line()
-            if not line:
-                raise Closed
-            window = tail + line
-            found = CONTENT_LENGTH.search(window)
-            if found is not None:
-                return await self.resume_at(window[found.start() :])
-            tail = b"" if line.endswith(b"\n") else line[-CONTENT_LENGTH_SPAN:]
-
-    async def resume_at(self, start: bytes) -> None:
-        """`start` (from a `Content-Length:` on) becomes the next line, read to its end."""
-        while not start.endswith(b"\n") and len(start) <= limits.MAX_HEADER_BYTES:
-            more = await self.next_line()
-            if not more:
-                break
-            start += more
-        self.pushback = start
 
     # -------------------------------------------------------- messages
 
@@ -274,8 +129,7 @@ class Connection:
         has_id = "id" in message
         msg_id = message.get("id")
         if has_id and not (msg_id is None or limits.readable_id(msg_id)):
-            why = limits.not_unicode("id") if isinstance(msg_id, str) else limits.BAD_ID
-            self.error(None, INVALID_REQUEST, why)
+            self.error(None, INVALID_REQUEST, limits.BAD_ID)
             return
         if message.get("jsonrpc") != "2.0":
             self.error(msg_id, INVALID_REQUEST, 'jsonrpc must be "2.0"')

@@ -2,7 +2,8 @@
 frame: a line over `max_frame_bytes` is answered -32600 unread and ends the server (exit 1,
 said on stderr: the client starts it again); text that is not JSON (or nested deeper than
 MAX_NESTING) -32700 with id null; a batch or a non-object -32600; an id that is neither an
-number nor a string -32600 with id null (every number is an id, answered as sent); a bad envelope
+number nor a string -32600 with id null (every number is an id, answered as sent, and so is
+every string, a lone surrogate in it written back as its escape); a bad envelope
 -32600 with the id; a string that is not valid Unicode (a lone surrogate) -32602 naming its
 field; an unknown method -32601; params of the wrong shape -32602 naming the field. A
 notification that fails a check is dropped. The standard library only."""
@@ -43,6 +44,15 @@ def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON")
 
 
+def _finite(text: str) -> float:
+    """A JSON number as a float; one past the float range (1e999) is refused, as msgspec
+    refuses it on the other transports: it could only be written back as Infinity."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:40]} is out of range")
+    return value
+
+
 def _depth_over(value: Any, limit: int) -> bool:
     stack = [(value, 1)]
     while stack:
@@ -78,10 +88,18 @@ def _not_unicode(value: Any, path: str = "") -> str | None:
     return None
 
 
+def encode(message: dict[str, Any]) -> bytes:
+    """One line of JSON: UTF-8, and a lone surrogate (only an id can hold one: every other
+    string with one is refused) written as the `\\udxxx` escape it came as, which is what
+    `backslashreplace` writes for it: valid JSON, valid UTF-8, read back as the id sent."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "backslashreplace") + b"\n"
+
+
 def check(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(the message to act on, or None; the error to answer, or None)."""
     try:
-        message = json.loads(line, parse_constant=_not_json)  # NaN, Infinity: not JSON
+        message = json.loads(line, parse_constant=_not_json, parse_float=_finite)
     except (ValueError, RecursionError):
         return None, error(None, PARSE_ERROR, "not JSON text (or not UTF-8)")
     if _depth_over(message, MAX_NESTING):
@@ -96,11 +114,9 @@ def check(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     if not isinstance(message, dict):
         return None, error(None, INVALID_REQUEST, "a message must be a JSON object")
     msg_id = message.get("id")
-    # JSON-RPC's ids are strings and numbers (MCP's RequestId too): 1.5 and 10**30 are
-    # answered with the id as sent
+    # JSON-RPC's ids are strings and numbers (MCP's RequestId too): 1.5, 10**30 and "\ud800"
+    # (a lone surrogate, written back as that escape: `encode`) are answered as sent
     readable = isinstance(msg_id, (int, float, str)) and not isinstance(msg_id, bool)
-    if readable and isinstance(msg_id, str) and _not_unicode(msg_id) is not None:
-        return None, error(None, INVALID_REQUEST, "id must be valid Unicode")
     if "id" in message and not readable and msg_id is not None:
         return None, error(None, INVALID_REQUEST, "id must be a number or a string")
     reply_id = msg_id if readable else None

@@ -129,7 +129,7 @@ class Relay:
     # ------------------------------------------------------------ output
 
     def send(self, message: dict[str, Any]) -> None:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        data = lines.encode(message)
         with self._out_lock:
             self.out.write(data)
             self.out.flush()

@@ -1,7 +1,8 @@
 """Where agents keep their own memories, outside the project's folder, found as each agent
 finds them (read from the binaries: Claude Code 2.1.197, Codex CLI 0.169.0, Gemini CLI
-0.61.0). The only I/O is reading the agents' settings and a project's `.git`; nothing is
-written.
+0.61.0); which files of each folder are memory, the table of the agents' conventions says
+(its rows anchored at that agent's folder, `memls.notes.conventions`). The only I/O is
+reading the agents' settings and a project's `.git`; nothing is written.
 
 - Claude Code's auto memory of a project: `autoMemoryDirectory` from the project's
   `.claude/settings.local.json`, else its `.claude/settings.json`, else the user's
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memls.notes.conventions import DEFAULT
 from memls.notes.globs import matches
 from memls.protocol import AgentOrigin
 
@@ -197,7 +199,7 @@ def claude_memory(project: Path, home: Path, environ: Mapping[str, str]) -> Plac
         base = Path(environ.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") or config) / "projects"
         root = git_root(project) or project
         chosen = base / claude_slug(unicodedata.normalize("NFC", str(root))) / "memory"
-    return Place("claude-memory", chosen, ("*.md", "team/*.md"))
+    return Place("claude-memory", chosen, DEFAULT.anchored("claude-memory"))
 
 
 # ---------------------------------------------------------------- user-wide
@@ -216,11 +218,7 @@ def codex_memories(home: Path, environ: Mapping[str, str]) -> Place | None:
         on = False
     if not on:
         return None
-    return Place(
-        "codex-memories",
-        codex_home / "memories",
-        ("MEMORY.md", "memory_summary.md", "extensions/ad_hoc/notes/*.md"),
-    )
+    return Place("codex-memories", codex_home / "memories", DEFAULT.anchored("codex-memories"))
 
 
 def gemini_memory(home: Path, environ: Mapping[str, str]) -> Place:
@@ -231,7 +229,7 @@ def gemini_memory(home: Path, environ: Mapping[str, str]) -> Place:
     if isinstance(name, list):
         name = next((n for n in name if isinstance(n, str) and n.strip()), None)
     if not isinstance(name, str) or not name.strip() or "/" in name:
-        name = "GEMINI.md"
+        (name,) = DEFAULT.anchored("gemini-memory")
     return Place("gemini-memory", folder, (name.strip(),))
 
 

@@ -29,10 +29,10 @@ from typing import Literal, cast
 
 import msgspec
 
-from memls.notes.globs import NoteKind
 from memls.notes.references import Ref, note_number, number_of, scan_relations
 from memls.notes.scan import split_lines
 from memls.notes.sections import DATE, LINK, section_kind
+from memls.protocol.base import NoteKind
 
 Status = Literal[
     "", "proposed", "accepted", "rejected", "superseded", "deprecated", "amended", "completed"

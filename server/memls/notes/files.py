@@ -1,17 +1,24 @@
-"""A project's note files on disk: found by glob, read, and the folders worth watching.
+"""A project's note files on disk: found by the table of the agents' conventions, read, their
+imports followed, and the folders worth watching.
 
-Watching is cheap on purpose: not a recursive watch of the whole tree (which would put an
-inotify watch on every folder of `node_modules` and `.git`), but the project folder itself,
-each folder that holds a note, and each folder a glob's fixed prefix names (`docs/adr` for
-`docs/adr/**/*.md`, with its subfolders), or the nearest existing folder above it so that
-its creation is seen.
+Finding is one walk of the project's folder, pruned as git prunes it: a folder that
+`.gitignore` (or `.git/info/exclude`) ignores, or `.git`, `node_modules` and the like
+(`memls.notes.ignore`), is not entered, so no note is read from it. A file a `.gitignore`
+names in a folder that is not ignored is read: an agent's personal files are meant to be
+ignored (`CLAUDE.local.md`, `AGENTS.override.md`) and their agents read them. Watching is cheap on
+purpose: not a recursive watch of the whole tree (which would put an inotify watch on every
+folder), but the project folder, each folder that holds a note and the folders above it up to
+the project's, and the folders the table's root conventions name (`.claude/rules`,
+`docs/adr`, with their subfolders), or the nearest existing folder above one, so that its
+creation is seen. A note in a new folder below a folder not watched is found at the next walk
+(a folder created or removed in a watched folder walks the project again).
 
 Nothing outside the project's folder is read as its note. A link (to a file or a folder)
 whose target is outside the folder, or that goes round a loop, is not followed: `find`
 reports it (`Found.refused`) and `read_note` refuses it, checking again as it opens the file
 (`memls.files.open_within`), so a link swapped between the two does not lead out either. A
 link that stays inside (`CLAUDE.md` -> `AGENTS.md`) is followed, and the note is read once,
-under the name it leads to.
+under the name it leads to. The same holds for Claude Code's `@path` imports (`imported`).
 """
 
 from __future__ import annotations
@@ -23,23 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memls.files import LeadsOut, open_within, within
-from memls.notes.globs import below, matches
+from memls.notes.conventions import Match, Table
+from memls.notes.globs import below
+from memls.notes.ignore import SKIP_DIRS, Ignores
+from memls.notes.imports import imports
 
-SKIP_DIRS = frozenset(
-    {
-        ".git",
-        "node_modules",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        "dist",
-        "build",
-        ".tox",
-        ".hypothesis",
-    }
-)
 MAX_NOTE_BYTES = 1024 * 1024
 WILDCARDS = frozenset("*?[")
 
@@ -48,27 +43,35 @@ WILDCARDS = frozenset("*?[")
 class Found:
     """What a walk of a project folder found."""
 
-    #: each note, by the name it is read under (a link's target), -> the path relative to the
-    #: folder that says its kind (its own when a glob names it, else the link's)
-    notes: dict[Path, str] = field(default_factory=dict)
+    #: each note, by the name it is read under (a link's target), -> what the table says it
+    #: is (by its own path when the table names it, else by the link's)
+    notes: dict[Path, Match] = field(default_factory=dict)
     #: links not followed: they lead out of the folder or round a loop
     refused: list[LeadsOut] = field(default_factory=list)
     #: the links that could be notes or hold notes, followed or not, by their own path
     links: set[Path] = field(default_factory=set)
     #: folders reached through a link to a folder inside the project
     linked_folders: set[Path] = field(default_factory=set)
+    #: notes not read because another file of their folder wins (Codex reads
+    #: `AGENTS.override.md` instead of `AGENTS.md`): the one not read -> the one read
+    shadowed: dict[Path, Path] = field(default_factory=dict)
+    #: how many folders the walk read (for the cost figures)
+    walked: int = 0
 
 
-def find(root: Path, globs: Iterable[str]) -> Found:
-    """The notes under a folder, by glob on the path relative to it (see the module doc for
-    links). Folders are read in name order, each folder's files before its subfolders."""
-    patterns = tuple(globs)
+def find(root: Path, table: Table, ignores: Ignores | None = None) -> Found:
+    """The notes under a folder, by the table on the path relative to it (see the module doc
+    for ignores and links). Folders are read in name order, each folder's files before its
+    subfolders."""
+    ignores = ignores if ignores is not None else Ignores(root)
+    anchored = table.root_globs()
     found = Found()
     real_root = os.path.realpath(root)
     visited: set[str] = set()
-    stack: list[tuple[Path, str, bool]] = [(root, real_root, False)]
+    # (the folder relative to the root as spelled, "" for it; its real path; reached by a link)
+    stack: list[tuple[str, str, bool]] = [("", real_root, False)]
     while stack:
-        folder, real, linked = stack.pop()
+        here, real, linked = stack.pop()
         if real in visited:  # a second link to a folder, or a link to a folder above it
             continue
         visited.add(real)
@@ -76,24 +79,27 @@ def find(root: Path, globs: Iterable[str]) -> Found:
             entries = sorted(os.scandir(real), key=lambda e: e.name)
         except OSError:
             continue
+        found.walked += 1
+        ignores.enter(here, real)
         if linked:
             found.linked_folders.add(within(root, Path(real)))
-        subfolders: list[tuple[Path, str, bool]] = []
+        subfolders: list[tuple[str, str, bool]] = []
         for entry in entries:
-            path = folder / entry.name
-            relative = path.relative_to(root).as_posix()
+            relative = f"{here}/{entry.name}" if here else entry.name
             is_link = entry.is_symlink()
             try:
                 is_folder = entry.is_dir()  # a link's target's
-            except OSError:  # a loop of links: refused below, when a glob names it
+            except OSError:  # a loop of links: refused below, when a convention names it
                 is_folder = False
-            if is_folder and entry.name in SKIP_DIRS:
-                continue
+            if is_folder and ignores.ignored(relative, folder=True):
+                continue  # an ignored file in a folder that is not is read: CLAUDE.local.md
             if is_folder and not is_link:
-                subfolders.append((path, os.path.join(real, entry.name), linked))
+                subfolders.append((relative, os.path.join(real, entry.name), linked))
                 continue
-            if not matches(relative, patterns) and not (is_folder and below(relative, patterns)):
+            named = None if is_folder else table.match(relative)
+            if named is None and not (is_folder and below(relative, anchored)):
                 continue
+            path = root / relative  # Paths only for what may be a note (pathlib is slow)
             if is_link:
                 found.links.add(path)
             try:
@@ -102,42 +108,45 @@ def find(root: Path, globs: Iterable[str]) -> Found:
                 found.refused.append(refused)
                 continue
             if is_folder:
-                subfolders.append((path, os.path.realpath(path), True))
-            elif os.path.isfile(name):  # a link to nothing is no note (yet)
-                _add(found, root, name, relative, patterns)
+                subfolders.append((relative, os.path.realpath(path), True))
+            elif os.path.isfile(name) and named is not None:  # a link to nothing is no note
+                own = table.match(name.relative_to(root).as_posix())
+                if own is not None:
+                    found.notes[name] = own
+                else:
+                    found.notes.setdefault(name, named)
         stack.extend(reversed(subfolders))
+    _shadow(found)
     return found
 
 
-def _add(found: Found, root: Path, name: Path, relative: str, patterns: tuple[str, ...]) -> None:
-    own = name.relative_to(root).as_posix()
-    if matches(own, patterns):
-        found.notes[name] = own
-    else:
-        found.notes.setdefault(name, relative)
+def _shadow(found: Found) -> None:
+    """A file that wins over others of its folder (and is not empty: an agent skips an empty
+    one) leaves them unread."""
+    for path, named in list(found.notes.items()):
+        for name in named.convention.shadows:
+            other = path.parent / name
+            if other in found.notes and other != path:
+                try:
+                    empty = path.stat().st_size == 0
+                except OSError:
+                    continue
+                if not empty:
+                    del found.notes[other]
+                    found.shadowed[other] = path
 
 
-def fixed_prefix(glob: str) -> str:
-    """The folder a glob names before its first wildcard ("" for the project folder)."""
-    parts = glob.split("/")
-    fixed: list[str] = []
-    for part in parts[:-1]:
-        if WILDCARDS & set(part):
-            break
-        fixed.append(part)
-    return "/".join(fixed)
-
-
-def watch_folders(root: Path, globs: Iterable[str], notes: Iterable[Path]) -> set[Path]:
-    """The folders to watch (not recursively) so that every note, and every new note a glob
-    names, is seen: see the module doc. A prefix that leads out of the project is not
-    watched (nor read)."""
+def watch_folders(root: Path, table: Table, notes: Iterable[Path]) -> set[Path]:
+    """The folders to watch (not recursively) so that every note, and every new note the
+    table names at a fixed place, is seen: see the module doc. A prefix that leads out of the
+    project is not watched (nor read)."""
     folders = {root}
-    folders.update(path.parent for path in notes)
-    for glob in globs:
-        prefix = fixed_prefix(glob)
-        if not prefix:
-            continue
+    for path in notes:
+        above = path.parent
+        while above != root and root in above.parents:
+            folders.add(above)
+            above = above.parent
+    for prefix in table.prefixes():
         try:
             base = within(root, root / prefix)
         except LeadsOut:
@@ -156,6 +165,38 @@ def _walk(base: Path) -> Iterable[tuple[str, list[str], list[str]]]:
     for directory, dirs, files in os.walk(base):  # links to folders are not walked
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         yield directory, dirs, files
+
+
+def imported(
+    root: Path, note: Path, text: str, ignores: Ignores
+) -> tuple[list[Path], list[tuple[int, str]]]:
+    """The files a note imports (Claude Code's `@path`: relative to the note, `~/` the home
+    folder) that are inside the project and not ignored, by their names there, and the
+    warnings (0-based line, message) for those that are not read. An import of a file that
+    does not exist is nothing, as for Claude Code."""
+    out: list[Path] = []
+    warnings: list[tuple[int, str]] = []
+    for line, raw in imports(text):
+        if raw.startswith("~"):
+            warnings.append((line, f"@{raw} is outside the project's folder: not read"))
+            continue
+        candidate = Path(raw) if raw.startswith("/") else note.parent / raw
+        try:
+            name = within(root, candidate)
+        except LeadsOut as exc:
+            warnings.append((line, f"@{raw}: {exc}: not read"))
+            continue
+        except OSError:
+            continue
+        if not name.is_file():
+            continue
+        relative = name.relative_to(root).as_posix()
+        if ignores.outside_of(relative):
+            warnings.append((line, f"@{raw} is in an ignored folder: not read"))
+            continue
+        if name not in out:
+            out.append(name)
+    return out, warnings
 
 
 class Unreadable(Exception):

@@ -14,26 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
-# What kind of document a note file is (`NoteKind`), for the document rules of the
-# contradiction check: an instruction file (every line a standing instruction, edited over
-# years by many hands and agents: any two of its claims are compared), a decision record
-# (sections that argue one decision: compared across a change it records, and with another
-# record only through a change frame) or "" (neither: a record when it has a number or a
-# status).
-from memls.config import INSTRUCTION_GLOBS, NOTE_GLOBS, RECORD_GLOBS
-from memls.protocol.base import NoteKind
-
-DEFAULT_GLOBS: tuple[str, ...] = NOTE_GLOBS
-
-# The memory type a note file's units default to when no heading or text rule says otherwise
-# (pass it to `parse(text, default_type=...)`). First match wins.
-TYPE_HINTS: tuple[tuple[str, str], ...] = (
-    ("docs/adr/**", "decision"),
-    ("docs/decisions/**", "decision"),
-    (".cursor/rules/**", "convention"),
-    (".github/copilot-instructions.md", "convention"),
-)
-
 
 def _parts(path: str) -> list[str]:
     return [part for part in path.split("/") if part not in ("", ".")]
@@ -60,35 +40,11 @@ def match(relative_posix_path: str, glob: str, *, case_sensitive: bool = True) -
     return len(path) in positions
 
 
-def matches(
-    relative_posix_path: str, globs: Iterable[str] = DEFAULT_GLOBS, *, case_sensitive: bool = True
-) -> bool:
+def matches(relative_posix_path: str, globs: Iterable[str], *, case_sensitive: bool = True) -> bool:
     """True if the path matches any of the globs (a lone string counts as one glob)."""
     if isinstance(globs, str):
         globs = (globs,)
     return any(match(relative_posix_path, g, case_sensitive=case_sensitive) for g in globs)
-
-
-def default_type(relative_posix_path: str) -> str:
-    """The fallback memory type for a note file's units: decision for ADRs, convention for
-    editor rule files, note otherwise."""
-    for glob, memory_type in TYPE_HINTS:
-        if match(relative_posix_path, glob):
-            return memory_type
-    return "note"
-
-
-def note_kind(
-    relative_posix_path: str,
-    instructions: Iterable[str] = INSTRUCTION_GLOBS,
-    records: Iterable[str] = RECORD_GLOBS,
-) -> NoteKind:
-    """The kind of document a note file is, by its path relative to the workspace folder."""
-    if matches(relative_posix_path, instructions):
-        return "instructions"
-    if matches(relative_posix_path, records):
-        return "record"
-    return ""
 
 
 def below(relative_posix_folder: str, globs: Iterable[str]) -> bool:

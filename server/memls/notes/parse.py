@@ -42,6 +42,7 @@ from typing import cast
 import msgspec
 
 from memls.notes.blocks import Block
+from memls.notes.imports import only_imports
 from memls.notes.memory_type import infer_type
 from memls.notes.scan import dedent, indent_of, line_events, split_lines
 from memls.notes.sections import is_claim, section_of
@@ -303,11 +304,14 @@ class _Parser:
             cur.add_text(body, raw, i)
 
 
-def parse(text: str, *, default_type: MemoryType = "note") -> list[Unit]:
-    """The memory units of one note file, in file order (see the module docstring)."""
+def parse(text: str, *, default_type: MemoryType = "note", imports: bool = False) -> list[Unit]:
+    """The memory units of one note file, in file order (see the module docstring); with
+    `imports`, a unit made only of Claude Code `@path` imports is left out (the imported
+    file's lines are the memories: `memls.notes.imports`)."""
     if default_type not in MEMORY_TYPES:
         raise ValueError(f"unknown memory type {default_type!r}")
     lines = split_lines(text)
     if lines[0].startswith("\ufeff"):  # a byte order mark: a column, never content
         lines[0] = " " + lines[0][1:]
-    return _Parser(lines, default_type).run()
+    units = _Parser(lines, default_type).run()
+    return [u for u in units if not only_imports(u.text)] if imports else units

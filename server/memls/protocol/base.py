@@ -25,7 +25,7 @@ ForgetReason = Literal[
     "source_changed",
 ]
 FeedbackSignal = Literal["helpful", "unhelpful", "outdated"]
-#: What kind of document a note file is (`memls.notes.globs.note_kind`): an instruction file
+#: What kind of document a note file is (`memls.notes.conventions`): an instruction file
 #: (AGENTS.md, CLAUDE.md, rule files: any two of its claims are compared), a decision record,
 #: or "" (neither).
 NoteKind = Literal["instructions", "record", ""]

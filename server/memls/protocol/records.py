@@ -79,6 +79,9 @@ class Memory(Wire):
     contradicted_by: list[ConflictRef] = []  # open pairs where a newer statement contests it
     citations: list[Citation] = []  # the code it cites, with their states
     stale: bool = False  # a cited text changed or is gone
+    #: the files it applies to, globs relative to the project folder (a nested instruction
+    #: file's folder, a rules file's front matter); empty: the whole project
+    scope: list[str] = []
 
 
 class Explain(Wire):

@@ -99,8 +99,9 @@ class QueryParams(Wire):
     rerank: bool | None = None
     rerank_depth: Annotated[int, msgspec.Meta(ge=0, le=200)] | None = None
     explain: bool = False
-    # Project-relative paths (the files a developer has open): memories that cite them rank
-    # first among equally relevant ones.
+    # Project-relative paths (the files a developer or an agent works on): memories that cite
+    # them rank first among equally relevant ones, and a memory whose path scope covers none
+    # of them (a rule of another folder, `Memory.scope`) is left out; unscoped ones stay.
     paths: Annotated[list[CitedPath], msgspec.Meta(max_length=64)] = []
     # How much re-ranking: none (fused order), interactive (the shallow head of
     # [retrieval] interactive_depth), default ([retrieval] rerank_depth). None: the mode's
@@ -305,13 +306,20 @@ class SyncNoteParams(Wire):
     uri: Uri
     text: str | None  # a whole note file: bounded by max_frame_bytes
     project: Project | None = None
-    default_type: MemoryType = "note"
-    #: null: the engine decides by the note's path in the project folder and the `[notes]`
-    #: globs of its config.toml (the editor sends what its own settings say)
+    #: null: the default memory type of its lines, by the table of the agents' conventions
+    default_type: MemoryType | None = None
+    #: null: the engine decides by the note's path in the project folder (the table of the
+    #: agents' conventions and the `[notes]` globs of its config.toml)
     kind: NoteKind | None = None
+    #: the files its lines apply to (globs relative to the project folder; empty: all of
+    #: them); null: read from its path and front matter, as its agent reads them
+    scope: Annotated[list[ScopeGlob], msgspec.Meta(max_length=64)] | None = None
     #: true: `text` is an editor's open buffer, which wins over the disk: the owner's note
     #: watcher leaves this file alone until it is synced again with `open` false
     open: bool = False
+    #: true: an editor closed its buffer; the owner reads the note from the disk (`text`
+    #: is not used), and answers `note` false when its table names no note there
+    from_disk: bool = False
     #: the note is an agent's own memory (outside the project's folder): read as that agent
     #: writes it (`memls.notes.agent_memory`); the records' `origin`. null: a note of the
     #: project, or, for a file synced before as an agent's memory, the origin it had then
@@ -327,6 +335,24 @@ class SyncNoteResult(Wire):
     unchanged: int
     shared: list[str] = []  # units whose text another source already holds (deduplicated)
     secrets: list[NoteSecret] = []  # secrets in the note: their units are indexed redacted
+    #: false: no note by the owner's table (an editor's buffer of another file): nothing kept
+    note: bool = True
+    origin: str = ""  # whose convention the file is ("Codex AGENTS.md", "Claude Code rules")
+    scope: list[str] = []  # the files its lines apply to (globs); empty: the whole project
+    warnings: list[NoteWarning] = []  # what could not be read (front matter, a scope glob)
+
+
+ScopeGlob = Annotated[str, msgspec.Meta(min_length=1, max_length=1024)]
+
+
+class NoteWarning(Wire):
+    """Something of a note the owner could not read as its agent meant it (front matter that
+    is not YAML, a glob that cannot be matched): the note is read all the same, its lines
+    as applying to the whole project. 0-based line, as LSP."""
+
+    uri: str
+    line: int
+    message: str
 
 
 class NoteSecret(Wire):

@@ -7,7 +7,7 @@ from typing import Annotated
 import msgspec
 
 from memls.protocol.base import AgentOrigin, NoteKind, Project, Wire
-from memls.protocol.requests import NoteSecret
+from memls.protocol.requests import NoteSecret, NoteWarning
 
 
 class WatchParams(Wire):
@@ -18,6 +18,10 @@ class WatchParams(Wire):
 
     project: Project | None = None
     wait: Annotated[float, msgspec.Meta(ge=0, le=60)] = 10.0
+    #: true: the notes are read from the disk again now, even when the owner has read them
+    #: already (a file an editor holds open excepted: its buffer wins), and the answer waits
+    #: for that reading (`memls check` reads what is on the disk, not a debounced change)
+    reread: bool = False
 
 
 class NoteFile(Wire):
@@ -26,7 +30,12 @@ class NoteFile(Wire):
     uri: str
     kind: NoteKind = ""
     secrets: list[NoteSecret] = []  # its units are indexed with these redacted
-    origin: AgentOrigin | None = None  # an agent's own memory of the project (outside its folder)
+    origin: str = ""  # whose convention the file is ("Codex AGENTS.md", "Cursor rules")
+    scope: list[str] = []  # the files its lines apply to (globs); empty: the whole project
+    imported_by: list[str] = []  # the notes that import it (Claude Code `@path`)
+    #: an agent's own memory of the project, kept outside its folder (Claude Code's auto
+    #: memory); null: a file of the project's folder
+    agent_memory: AgentOrigin | None = None
 
 
 class RefusedNote(Wire):
@@ -45,6 +54,7 @@ class WatchResult(Wire):
     indexed: bool  # the notes are in the record (false: still being read after `wait`)
     notes: list[NoteFile] = []
     refused: list[RefusedNote] = []  # links not followed: nothing outside the folder is read
+    warnings: list[NoteWarning] = []  # what of its notes could not be read as meant
 
 
 class UnwatchParams(Wire):

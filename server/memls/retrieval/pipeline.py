@@ -18,6 +18,7 @@ from memls.index.chroma import VectorIndex
 from memls.index.chroma import where as chroma_where
 from memls.models import ModelRuntime
 from memls.models.late import MODEL_TAG, maxsim_packed
+from memls.notes.scope import covers_any
 from memls.retrieval import boosts, fusion, rerank
 from memls.retrieval.context import lift, neighbours
 from memls.retrieval.rerank import Scored
@@ -122,7 +123,12 @@ def search(r: Retriever, params: protocol.QueryParams, seen: Visibility) -> prot
     # were read while the query embedded; links and contradictions later, for the results).
     later = [i for i in fused if i not in early]
     records = [*early.values(), *r.reads.visible(seen, later, relations=False)]
-    gated = [m for m in records if m.id in fused]
+    # with paths, a memory scoped to other files (a rule of another folder) is not given
+    gated = [
+        m
+        for m in records
+        if m.id in fused and (not params.paths or covers_any(m.scope, params.paths))
+    ]
     cited = r.reads.citing([m.id for m in gated], params.paths) if params.paths else set()
     unique = _boosted(gated, fused, seen.now, config, cited)
     at, head = rerank.head(unique, params, config, depth)

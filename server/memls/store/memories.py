@@ -34,8 +34,21 @@ MEMORY_FIELDS = (
     "seen_again",
     "last_seen_at",
 )
-COLUMNS = "m.seq, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
-"""Every memory field, plus `seq` (insertion order, for tie-breaks)."""
+COLUMNS = "m.seq, m.path_scope, " + ", ".join(f"m.{name}" for name in MEMORY_FIELDS)
+"""Every memory field, plus `seq` (insertion order, for tie-breaks) and `path_scope` (the
+files it applies to: `scope_of`)."""
+
+
+def scope_of(value: str | None) -> list[str]:
+    """A `path_scope` column as globs (one a line; NULL: the whole project, [])."""
+    return [line for line in (value or "").split("\n") if line]
+
+
+def scope_column(scope: Iterable[str]) -> str | None:
+    """Globs as the `path_scope` column keeps them."""
+    globs = [g for g in scope if g]
+    return "\n".join(globs) if globs else None
+
 
 AMONG = "json_each(:among) AS wanted CROSS JOIN memories m ON m.id = wanted.value"
 """FROM clause (alias m) for the memories with the ids in `:among` (a JSON list), looked up id
@@ -54,7 +67,12 @@ def to_memories(
 ) -> list[protocol.Memory]:
     """Rows as wire records, with their supersession links and open contradictions
     (`relations=False`: without them, empty lists; two statements fewer)."""
-    plain = [protocol.Memory(**{name: row[name] for name in MEMORY_FIELDS}) for row in rows]
+    plain = [
+        protocol.Memory(
+            **{name: row[name] for name in MEMORY_FIELDS}, scope=scope_of(row["path_scope"])
+        )
+        for row in rows
+    ]
     return with_relations(conn, plain) if relations else plain
 
 
@@ -229,13 +247,15 @@ class Memories(Repository):
         source_uri: str | None,
         source_range: str | None,
         derived_from: str | None,
+        path_scope: str | None = None,
     ) -> str:
         memory_id = "m_" + secrets.token_hex(8)
         self._exec(
             "INSERT INTO memories (id, project, content, type, valid_from, valid_until, "
-            "recorded_at, content_hash, canonical_hash, source_uri, source_range, derived_from) "
+            "recorded_at, content_hash, canonical_hash, source_uri, source_range, derived_from, "
+            "path_scope) "
             "VALUES (:id, :project, :content, :type, :valid_from, :valid_until, :recorded_at, "
-            ":content_hash, :canonical, :source_uri, :source_range, :derived_from)",
+            ":content_hash, :canonical, :source_uri, :source_range, :derived_from, :path_scope)",
             id=memory_id,
             content=content,
             type=type_,
@@ -247,6 +267,7 @@ class Memories(Repository):
             source_uri=source_uri,
             source_range=source_range,
             derived_from=derived_from,
+            path_scope=path_scope,
         )
         return memory_id
 
@@ -282,6 +303,14 @@ class Memories(Repository):
             "UPDATE memories SET source_range = :range WHERE id = :id AND project = :project",
             id=memory_id,
             range=source_range,
+        )
+
+    def set_scope(self, memory_id: str, path_scope: str | None) -> None:
+        """The files the memory applies to changed (its note's front matter or place)."""
+        self._exec(
+            "UPDATE memories SET path_scope = :scope WHERE id = :id AND project = :project",
+            id=memory_id,
+            scope=path_scope,
         )
 
     def set_source(self, memory_id: str, source_uri: str, source_range: str) -> None:

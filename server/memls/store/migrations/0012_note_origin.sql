@@ -1,4 +1,4 @@
--- memls schema 11: whose own memory a note file is. '' for a note of the project; else the
+-- memls schema 12: whose own memory a note file is. '' for a note of the project; else the
 -- agent that keeps it by itself outside the project's folder ('claude-memory': Claude Code's
 -- auto memory of the project; 'codex-memories', 'gemini-memory': the user-wide memories of
 -- the Codex CLI and the Gemini CLI, under the project '@user'). A contradiction between such a
