@@ -53,6 +53,21 @@ def model_cache(tmp_path_factory):
         os.environ["MEMLS_MODEL_CACHE"] = before
 
 
+@pytest.fixture(scope="session", autouse=True)
+def user_agent_memories_unread():
+    """The memories agents keep in the user's own home (Claude Code's auto memory, Codex's and
+    Gemini CLI's) are not read by the engines and daemons the tests start: a test of them lays
+    out a HOME of its own and removes the variable (`monkeypatch.delenv`), and the real
+    agents' tests build their environment from nothing."""
+    before = os.environ.get("MEMLS_AGENT_MEMORIES")
+    os.environ["MEMLS_AGENT_MEMORIES"] = "0"
+    yield
+    if before is None:
+        os.environ.pop("MEMLS_AGENT_MEMORIES", None)
+    else:
+        os.environ["MEMLS_AGENT_MEMORIES"] = before
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()

@@ -1,6 +1,7 @@
 // Settings: the extension's defaults are package.json's (so they cannot drift from what the
 // user sees), and how they reach the server: the command line (data directory), the
-// environment (re-ranking, Chroma), initializationOptions and workspace/didChangeConfiguration.
+// environment (re-ranking, Chroma, the agents' own memories), initializationOptions and
+// workspace/didChangeConfiguration.
 import * as path from "node:path";
 import manifest from "../package.json";
 
@@ -8,6 +9,7 @@ type Props = typeof manifest.contributes.configuration.properties;
 
 export interface MemlsSettings {
   serverCommand: string[];
+  agentMemories: boolean;
   rerank: boolean;
   chromaUrl: string;
   dataDir: string;
@@ -18,6 +20,7 @@ const props: Props = manifest.contributes.configuration.properties;
 
 export const DEFAULTS: MemlsSettings = {
   serverCommand: [...props["memls.server.command"].default],
+  agentMemories: props["memls.notes.agentMemories"].default,
   rerank: props["memls.rerank"].default,
   chromaUrl: props["memls.chromaUrl"].default,
   dataDir: props["memls.dataDir"].default,
@@ -31,6 +34,7 @@ export function readSettings(get: <T>(key: string, fallback: T) => T): MemlsSett
   const depth = Number(get("interactiveDepth", DEFAULTS.interactiveDepth));
   return {
     serverCommand: list(get("server.command", DEFAULTS.serverCommand), DEFAULTS.serverCommand),
+    agentMemories: get("notes.agentMemories", DEFAULTS.agentMemories) !== false,
     rerank: get("rerank", DEFAULTS.rerank) !== false,
     chromaUrl: String(get("chromaUrl", DEFAULTS.chromaUrl) ?? "").trim(),
     dataDir: String(get("dataDir", DEFAULTS.dataDir) ?? "").trim(),
@@ -56,8 +60,8 @@ export function initializationOptions(s: MemlsSettings) {
 
 /** Settings that only a new server process can take (its command line and environment). */
 export function needsRestart(a: MemlsSettings, b: MemlsSettings): boolean {
-  return JSON.stringify([a.serverCommand, a.dataDir, a.chromaUrl, a.rerank])
-    !== JSON.stringify([b.serverCommand, b.dataDir, b.chromaUrl, b.rerank]);
+  return JSON.stringify([a.serverCommand, a.dataDir, a.chromaUrl, a.rerank, a.agentMemories])
+    !== JSON.stringify([b.serverCommand, b.dataDir, b.chromaUrl, b.rerank, b.agentMemories]);
 }
 
 export interface Launch {
@@ -111,6 +115,7 @@ export function resolveLaunch(s: MemlsSettings, folders: string[], probe: Probe)
   const env: Record<string, string> = {};
   if (!s.rerank) env.MEMLS_RERANK = "0";
   if (s.chromaUrl) env.MEMLS_CHROMA_URL = s.chromaUrl;
+  if (!s.agentMemories) env.MEMLS_AGENT_MEMORIES = "0";
   return { command, args, env, how };
 }
 

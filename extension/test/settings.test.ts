@@ -7,7 +7,10 @@ const none = { isExecutable: () => false, pathEnv: "/usr/bin:/bin" };
 describe("settings", () => {
   it("takes its defaults from package.json", () => {
     const props = manifest.contributes.configuration.properties;
-    expect(Object.keys(props).some((k) => k.startsWith("memls.notes."))).toBe(false);
+    // which files are notes is the owner's to say: of `memls.notes.*`, only whether the agents'
+    // own memories are read at all (an environment variable of the server's process)
+    expect(Object.keys(props).filter((k) => k.startsWith("memls.notes."))).toEqual(["memls.notes.agentMemories"]);
+    expect(DEFAULTS.agentMemories).toBe(true);
     expect(NOTE_BUFFERS).toEqual(manifest.memls.noteBuffers);
     expect(DEFAULTS.rerank).toBe(true);
     expect(DEFAULTS.interactiveDepth).toBe(props["memls.interactiveDepth"].default);
@@ -43,6 +46,8 @@ describe("settings", () => {
     expect(launch.command).toBe("/x/python");
     expect(launch.args).toEqual(["-m", "memls", "--data-dir", "/d", "serve", "--stdio"]);
     expect(launch.env).toEqual({ MEMLS_RERANK: "0", MEMLS_CHROMA_URL: "http://c:8000" });
+    const off = resolveLaunch({ ...s, agentMemories: false }, [], none)!;
+    expect(off.env.MEMLS_AGENT_MEMORIES).toBe("0");
   });
 
   it("sends every setting at initialize; which files are notes is the server's to say", () => {
@@ -55,6 +60,7 @@ describe("settings", () => {
     expect(needsRestart(DEFAULTS, { ...DEFAULTS, interactiveDepth: 9 })).toBe(false);
     expect(needsRestart(DEFAULTS, { ...DEFAULTS, dataDir: "/d" })).toBe(true);
     expect(needsRestart(DEFAULTS, { ...DEFAULTS, rerank: false })).toBe(true);
+    expect(needsRestart(DEFAULTS, { ...DEFAULTS, agentMemories: false })).toBe(true);
   });
 
   it("interactive queries carry the interactive depth; re-ranking off is said per query", () => {

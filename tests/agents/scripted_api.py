@@ -69,10 +69,16 @@ class Recorded:
     main: bool = False  # a main-loop request (the one the script answers)
 
 
+Step = Call | str | Callable[[dict[str, Any]], Call | str]
+"""A tool call, the final text, or (Claude Code's model) a function of the request body that
+makes one: a call whose input comes from what the agent sent, such as a path its system prompt
+names."""
+
+
 @dataclass
 class _Server:
     is_main: Callable[[dict[str, Any]], bool]
-    script: list[Call | str]
+    script: list[Any]
     requests: list[Recorded] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     httpd: ThreadingHTTPServer | None = None
@@ -103,7 +109,7 @@ class _Server:
     def answer(self, handler: _Handler, path: str, body: dict[str, Any]) -> None:
         raise NotImplementedError
 
-    def step(self, done: int) -> Call | str:
+    def step(self, done: int) -> Any:
         """The script's step after `done` tool results; past its end, the last text."""
         return self.script[min(done, len(self.script) - 1)]
 
@@ -225,7 +231,7 @@ class MessagesAPI(_Server):
     its MCP servers'); the others (a session title, summaries, token counts) get a short
     text answer."""
 
-    def __init__(self, script: list[Call | str]) -> None:
+    def __init__(self, script: list[Step]) -> None:
         super().__init__(is_main=lambda body: bool(body.get("tools")), script=script)
 
     def answer(self, handler: _Handler, path: str, body: dict[str, Any]) -> None:
@@ -245,6 +251,8 @@ class MessagesAPI(_Server):
             # a step per tool result of ours this conversation carries
             done = sum(1 for k in tool_results(body) if k.startswith("toolu_script_"))
             step = self.step(done)
+            if callable(step):  # a step made from what the agent sent (a path it named)
+                step = step(body)
         else:
             step = "Deploy question"
         model = body.get("model", "claude")

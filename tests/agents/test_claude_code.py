@@ -11,12 +11,19 @@ result (as the model reads it: the tool_result of the next request) holds AGENTS
 with the CLAUDE.md line that contradicts it; the remembered statement is a `candidate`. The
 second session's first request is briefed with it, and an editor (LSP) sees it.
 
+Claude Code's own auto memory, in a project of its own: a first session whose model has the
+real binary write a memory with its Write tool where its system prompt says (a topic file with
+front matter, and its pointer in MEMORY.md), while AGENTS.md says otherwise; the next session's
+briefing (SessionStart) and recall (MCP) carry that memory with its origin and AGENTS.md's
+line that contradicts it, which stands.
+
 Run alone: `.venv/bin/python -m pytest -q -n 0 tests/agents/test_claude_code.py`; the figure
 of what one recalled memory costs the model: `... -k per_memory -s` (see `chars_per_memory`)."""
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from dataclasses import dataclass
@@ -37,7 +44,15 @@ from agents.harness import (
     stop_daemon,
     venv_bin,
 )
-from agents.scripted_api import Call, MessagesAPI, hook_context, result_text, tool_results
+from agents.scripted_api import (
+    Call,
+    MessagesAPI,
+    Step,
+    hook_context,
+    result_text,
+    text_of,
+    tool_results,
+)
 from lsp_helpers import DIAGNOSTICS, call, wait_until
 
 PROMPT = "how do we deploy?"
@@ -100,10 +115,12 @@ def setup_demo(claude: Path, root: Path) -> Demo:
     return Demo(claude, project, home, data_dir, env, payloads)
 
 
-def session(demo: Demo, script: list[Call | str], prompt: str = PROMPT) -> Session:
+def session(
+    demo: Demo, script: list[Step], prompt: str = PROMPT, allowed: str = ALLOWED
+) -> Session:
     with MessagesAPI(script) as api:
         env = dict(demo.env, ANTHROPIC_BASE_URL=api.url)
-        argv = [str(demo.claude), "-p", prompt, "--allowedTools", ALLOWED]
+        argv = [str(demo.claude), "-p", prompt, "--allowedTools", allowed]
         done = run(argv, demo.project, env, timeout=120)
         requests = api.main_requests()
     assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
@@ -291,6 +308,103 @@ async def test_an_editor_opened_afterwards_sees_it(demo, second):
         assert contents.count(AGENTS_LINE) == 1 and contents.count(CLAUDE_LINE) == 1, contents
     finally:
         await editor.shutdown_session()
+
+
+# ---- Claude Code's own auto memory, contradicted by AGENTS.md
+
+RELEASES = "Releases are cut from the develop branch."
+RELEASES_AGENTS = "Releases are cut from main, not from the develop branch."
+MEMORY_AT = re.compile(r"persistent file-based memory at `([^`]+)`")
+TOPIC = (
+    "---\nname: release-branch\ndescription: which branch releases are cut from\n"
+    f"metadata:\n  type: project\n---\n\n{RELEASES}\n"
+)
+POINTER = "- [Release branch](release_branch.md) — which branch releases are cut from\n"
+
+
+def memory_folder(body: dict[str, Any]) -> str:
+    """The auto memory folder Claude Code's system prompt names ("# Memory")."""
+    found = MEMORY_AT.search(text_of(body))
+    assert found, "the system prompt names no auto memory folder"
+    return found.group(1)
+
+
+def write(name: str, content: str) -> Step:
+    """The model writes `name` into the auto memory folder its system prompt names."""
+    return lambda body: Call(
+        "Write", {"file_path": str(Path(memory_folder(body)) / name), "content": content}
+    )
+
+
+@pytest.fixture(scope="module")
+def remembering(agent_bins, tmp_path_factory):
+    """A project whose AGENTS.md says releases are cut from main, set up as the README says,
+    and a first session whose model has Claude Code write the opposite into its auto memory."""
+    root = tmp_path_factory.mktemp("claude-code-auto-memory")
+    demo = setup_demo(agent_bins["claude"], root)
+    (demo.project / "AGENTS.md").write_text(f"- {RELEASES_AGENTS}\n")
+    try:
+        script = [write("release_branch.md", TOPIC), write("MEMORY.md", POINTER), "Noted."]
+        wrote = session(demo, script, "remember: releases are cut from develop", "Write")
+        yield demo, wrote
+    finally:
+        stop_daemon(demo.data_dir)
+
+
+@pytest.fixture(scope="module")
+def recalling(remembering) -> Session:
+    """The next session: recall of how releases are cut, once the daemon that the first
+    session started has found the contradiction (it watched the memory folder meanwhile)."""
+    from daemon_helpers import Heard
+    from memls import protocol as p
+    from memls.daemon import RemoteEngine
+
+    demo, _ = remembering
+    with RemoteEngine.connect(demo.data_dir, front="test") as engine:
+        heard = Heard()
+        engine.listeners.append(heard)
+        engine.subscribe([str(demo.project)])
+        params = p.ConflictsParams(project=str(demo.project), status="open")
+        assert heard.wait(lambda _: engine.conflicts(params).conflicts, 60)
+    question = "how are releases cut?"
+    return session(
+        demo,
+        [Call("mcp__memls__recall", {"query": question}), "From main."],
+        question,
+        "mcp__memls__recall",
+    )
+
+
+def test_claude_code_writes_its_auto_memory_where_memls_reads_it(remembering):
+    from memls.notes.agent_places import claude_memory
+
+    demo, wrote = remembering
+    said = Path(memory_folder(wrote.requests[0]))
+    place = claude_memory(demo.project, demo.home, {})
+    assert said == place.folder, "memls computes the folder Claude Code names"
+    written = (said / "release_branch.md").read_text()
+    assert RELEASES in written and "originSessionId" in written  # the binary's own metadata
+    assert (said / "MEMORY.md").read_text() == POINTER
+    for n in (0, 1):
+        assert not tool_results(wrote.requests[n + 1])[f"toolu_script_{n}"].get("is_error")
+
+
+def test_the_next_briefing_says_the_auto_memory_is_contradicted_by_agents_md(recalling):
+    briefing = hook_context(recalling.requests[0], "SessionStart")
+    assert briefing, "no SessionStart briefing"
+    assert f'Your auto memory says "{RELEASES}"' in briefing, briefing
+    assert f'AGENTS.md:1 says "{RELEASES_AGENTS}"' in briefing, briefing
+    assert "Claude Code auto memory" in briefing and "(contradiction" in briefing, briefing
+
+
+def test_recall_gives_the_auto_memory_with_its_origin_and_the_line_that_stands(recalling):
+    memories = recalled(the_result(recalling, "toolu_script_0"))
+    (mine,) = [m for m in memories if m["text"] == RELEASES]
+    assert mine["origin"] == "Claude Code auto memory", mine
+    assert mine["trust"] == "candidate"
+    (side,) = mine["contested"]
+    assert (side["text"], side.get("stands")) == (RELEASES_AGENTS, True), side
+    assert not any("Release branch" in m["text"] for m in memories)  # MEMORY.md's pointer
 
 
 if __name__ == "__main__":

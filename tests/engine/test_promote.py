@@ -89,3 +89,46 @@ def test_the_note_is_named_as_the_editor_names_it_in_a_folder_with_a_space_and_a
     assert memory.status == "active" and memory.source_uri == promoted.uri
     after = engine.stats(p.StatsParams(project=str(project)))
     assert after.memories == before.memories + 1
+
+
+def test_promote_to_claude_memory_writes_a_topic_file_and_its_pointer(
+    engine, project, tmp_path, monkeypatch
+):
+    """`--to claude-memory`: the memory becomes a topic file of Claude Code's auto memory of
+    the project, written as Claude Code writes one, pointed to from MEMORY.md, and read back
+    as that file's unit (its origin Claude Code's), never a second memory."""
+    from memls.notes.agent_places import claude_slug
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("CLAUDE_CONFIG_DIR", "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"):
+        monkeypatch.delenv(name, raising=False)
+    (home / ".claude").mkdir(parents=True)
+    folder = home / ".claude" / "projects" / claude_slug(str(project)) / "memory"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("- [Style](style.md) — the house style\n")
+    stored = engine.store(
+        p.StoreParams(text="Releases are cut from main.", type="decision", project=str(project))
+    )
+    result = engine.promote(p.PromoteParams(id=stored.id, project=str(project), to="claude-memory"))
+    topic = folder / "releases-are-cut-from-main.md"
+    assert result.path == str(topic) and result.created and not result.already
+    assert topic.read_text() == (
+        "---\nname: releases-are-cut-from-main\ndescription: Releases are cut from main.\n"
+        "metadata:\n  type: project\n---\n\nReleases are cut from main.\n"
+    )
+    assert (folder / "MEMORY.md").read_text() == (
+        "- [Style](style.md) — the house style\n"
+        "- [releases-are-cut-from-main](releases-are-cut-from-main.md) — "
+        "Releases are cut from main.\n"
+    )
+    memory = result.memory
+    assert (memory.id, memory.origin, memory.source_uri) == (
+        stored.id,
+        "claude-memory",
+        uris.from_fs_path(str(topic)),
+    )
+    listed = engine.list(p.ListParams(project=str(project), limit=100)).memories
+    assert [m.content for m in listed] == ["Releases are cut from main."]  # once
+    again = engine.promote(p.PromoteParams(id=stored.id, project=str(project), to="claude-memory"))
+    assert again.already

@@ -33,7 +33,9 @@ def _example(glob: str) -> str:
 
 def test_the_relayed_buffers_cover_every_agents_file():
     buffers = json.loads(MANIFEST.read_text())["memls"]["noteBuffers"]
-    assert not any(k.startswith("memls.notes.") for k in props())  # the owner says what a note is
+    # the owner says what a note is: of `memls.notes.*`, only whether agents' own memories
+    # are read at all (the server's environment) is the editor's
+    assert [k for k in props() if k.startswith("memls.notes.")] == ["memls.notes.agentMemories"]
     for convention in DEFAULT.conventions:
         for path in (_example(convention.path), "pkg/" + _example(convention.path)):
             if DEFAULT.match(path) is None:
@@ -54,6 +56,18 @@ def test_the_servers_settings_reader_takes_the_extensions_whole_section():
         "interactiveDepth": 6,
     }
     assert read(section, "initializationOptions").token is None
+
+
+def test_agent_memories_are_read_as_on_the_server(tmp_path, monkeypatch):
+    """`memls.notes.agentMemories` and config.toml's `[notes] agent_memories` start on; off,
+    the extension starts the server with `MEMLS_AGENT_MEMORIES=0`, which the server reads as
+    off whatever config.toml says."""
+    monkeypatch.delenv("MEMLS_AGENT_MEMORIES", raising=False)
+    settings = config.load_settings(tmp_path)
+    default = props()["memls.notes.agentMemories"]["default"]
+    assert default is settings.agent_memories is config.Notes().agent_memories is True
+    off = config.load_settings(tmp_path, {"MEMLS_AGENT_MEMORIES": "0"})
+    assert off.agent_memories is False
 
 
 def test_rerank_is_on_as_on_the_server(tmp_path):

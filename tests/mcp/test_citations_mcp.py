@@ -41,9 +41,10 @@ async def test_recall_marks_a_memory_whose_cited_code_changed(tmp_path, workspac
                 str(workspace),
             ],
             capture_output=True,
+            text=True,
         )
-        # exit 1: the check found the changed citation (a finding)
-        assert checked.returncode == 1, checked.stderr
+        # `memls check` exits 1 on a finding: the cited code changed
+        assert checked.returncode == 1 and "1 stale" in checked.stdout, checked.stderr
         result = await s.call_tool("recall", {"query": "how do deploys run"})
         assert not result.isError
         hit = result.structuredContent["results"][0]

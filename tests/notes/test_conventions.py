@@ -243,4 +243,9 @@ def test_the_table_gives_globs_and_watched_prefixes() -> None:
     globs = DEFAULT.globs()
     assert "**/AGENTS.md" in globs and ".github/copilot-instructions.md" in globs
     assert ".claude/rules" in DEFAULT.prefixes() and "doc/adr" in DEFAULT.prefixes()
-    assert all(c.anchor == "project" for c in CONVENTIONS)
+    # the rows of the agents' own memory folders name no file of the project
+    outside = [c for c in CONVENTIONS if c.anchor != "project"]
+    assert {c.anchor for c in outside} == {"claude-memory", "codex-memories", "gemini-memory"}
+    assert len(globs) == len(CONVENTIONS) - len(outside)
+    assert DEFAULT.match("team/notes.md") is None and DEFAULT.match("MEMORY.md") is None
+    assert DEFAULT.anchored("claude-memory") == ("*.md", "team/*.md")

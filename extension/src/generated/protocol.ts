@@ -145,6 +145,7 @@ export interface Memory {
   id: string;
   invalidatedAt?: string | null;
   lastSeenAt?: string | null;
+  origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
   scope?: string[];
@@ -163,7 +164,9 @@ export interface Memory {
 /**
  * An open contradiction of a memory, as its readers see it: the other statement, how
  * sure the scorer was, which of the two is newer, and which one stands now (the newer,
- * unless the older one was approved on review after the newer was recorded).
+ * unless the older one was approved on review after the newer was recorded, or the newer
+ * is an agent's own unreviewed memory and the older a note of the project: the project's
+ * files outrank what an agent told itself).
  */
 export interface ConflictRef {
   confidence: number;
@@ -230,7 +233,7 @@ export interface NoteLink {
 export interface ContextEntry {
   memory: Memory;
   score?: number | null;
-  section: "relevant" | "standing";
+  section: "contradicted" | "relevant" | "standing";
   stale?: boolean;
   tokens: number;
 }
@@ -495,6 +498,7 @@ export interface MaintainResult {
  * One note file of a watched project, as the owner last indexed it.
  */
 export interface NoteFile {
+  agentMemory?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   importedBy?: string[];
   kind?: "" | "instructions" | "record";
   origin?: string;
@@ -579,6 +583,7 @@ export interface QueryHit {
   id: string;
   invalidatedAt?: string | null;
   lastSeenAt?: string | null;
+  origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
   scope?: string[];
@@ -731,6 +736,7 @@ export interface SupersedeResult {
  * Index one note file (its text as the editor or the disk has it; null: file removed).
  */
 export interface SyncNoteParams {
+  agentMemory?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   defaultType?:
     ("constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference") | null;
   fromDisk?: boolean;

@@ -71,6 +71,8 @@ def standing(m) -> list[str]:
 
 def head(m: protocol.Memory, project: str | None = None) -> str:
     parts = [m.id, m.type, f"trust {m.trust}", m.status, validity(m)]
+    if m.origin:
+        parts.append(protocol.ORIGIN_NAMES[m.origin])
     where = source(m, project)
     if where:
         parts.append(f"source {where}")
@@ -101,6 +103,8 @@ def lean_cites(cites, indent: str = "  ") -> list[str]:
 
 def lean_head(m) -> str:
     parts = [m.id, m.type, f"trust {m.trust}", m.age]
+    if getattr(m, "origin", None):
+        parts.append(m.origin)
     if m.source:
         parts.append(f"source {m.source}")
     if m.valid_until:
@@ -111,8 +115,9 @@ def lean_head(m) -> str:
 def contested(c) -> str:
     side = "newer" if c.newer else "older"
     stands = "; the other stands" if c.stands else "; this one stands"
+    origin = f", {c.origin}" if c.origin else ""
     return (
-        f"contradicted by {c.id} ({side}, confidence {c.confidence:.2f}, trust {c.trust}"
+        f"contradicted by {c.id} ({side}{origin}, confidence {c.confidence:.2f}, trust {c.trust}"
         f"{', source ' + c.source if c.source else ''}{stands}): {quote(c.text)}"
     )
 
@@ -266,6 +271,12 @@ def promoted(r: protocol.PromoteResult) -> str:
     line = f":{span.start_line + 1}" if span is not None else ""
     if r.already:
         return f"{r.id} is already a list item of {r.path}{line}; nothing was written."
+    if r.memory.origin:
+        return (
+            f"Promoted {r.id}: wrote {r.path}{line} into "
+            f"{protocol.ORIGIN_NAMES[r.memory.origin]}, with its pointer in MEMORY.md there; "
+            "the memory is now that file's unit."
+        )
     made = "created the note" if r.created else "added it to"
     return (
         f"Promoted {r.id}: {made} {r.path}{line} as a list item. Commit the note to share it "

@@ -305,7 +305,8 @@ TOOLS: list[Tool] = [
         render=render.promoted,
         described={
             "id": ID,
-            "to": "The note, relative to the project's folder (default .memls/memory.md).",
+            "to": "The note, relative to the project's folder (default .memls/memory.md); "
+            "`claude-memory`: a file of Claude Code's auto memory of the project instead.",
         },
     ),
     Tool(

@@ -2,7 +2,8 @@
 
 Clients such as Claude Code and Codex hand the model a tool's structured result, not its
 text, so the structured result holds what a model needs and nothing else: each recalled
-memory's id, type, trust, age, source and lines, the state of the code it cites, the other
+memory's id, type, trust, age, source and lines (and, for an agent's own memory, its
+origin), the state of the code it cites, the other
 sides of its open contradictions and of its supersessions, and its text. No hashes, no
 internal timestamps; a field at its default is left out. `explain` (how the score was made)
 only when the call asks for it.
@@ -42,6 +43,7 @@ class Side(Lean, kw_only=True):
     id: str
     text: str
     source: str | None = None
+    origin: str | None = None  # whose own memory it is, when an agent's ("Codex memories")
     trust: protocol.Trust
     newer: bool  # the other statement was recorded later than this one
     stands: bool = False  # the other statement is the one that holds now
@@ -54,6 +56,9 @@ class Recalled(Lean, kw_only=True):
     trust: protocol.Trust
     age: str  # today, 3d, 5w, 8mo, 2y
     source: str | None = None  # path:line, relative to the project
+    #: whose own memory it is, when an agent keeps it outside the project ("Claude Code auto
+    #: memory"): what the agent told itself, not the project's
+    origin: str | None = None
     text: str
     score: float
     stale: bool = False  # the code it cites changed or is gone: check it first

@@ -92,7 +92,10 @@ def promote(
     memory_id: str = typer.Argument(..., metavar="ID", help="The memory to share."),
     project: Optional[str] = AgentProjectOpt,
     to: str = typer.Option(
-        ".memls/memory.md", "--to", help="The note, relative to the project's folder."
+        ".memls/memory.md",
+        "--to",
+        help="The note, relative to the project's folder; `claude-memory`: a topic file of "
+        "Claude Code's auto memory of the project (with its MEMORY.md pointer).",
     ),
     as_json: bool = JsonOpt,
 ) -> None:

@@ -40,11 +40,22 @@ def serve(
         hidden=True,
         help="--socket: write a line to this file descriptor once the socket is served.",
     ),
+    agent_memories: bool = typer.Option(
+        True,
+        "--agent-memories/--no-agent-memories",
+        help="Read the memories agents keep by themselves (Claude Code's auto memory, Codex's "
+        "and Gemini CLI's); --no-agent-memories is $MEMLS_AGENT_MEMORIES=0 ([notes] "
+        "agent_memories = false), for this daemon and those it starts.",
+    ),
 ) -> None:
     """Run the memls daemon: the language server that owns the store (or joins its owner).
 
     The TCP daemon stops on SIGTERM or SIGINT; a client's `shutdown` and `exit` end only
     that client's connection."""
+    if not agent_memories:
+        import os
+
+        os.environ["MEMLS_AGENT_MEMORIES"] = "0"  # the engine's settings read it at open
     if socket_only:
         if stdio or tcp:
             raise InvalidInput("--socket serves no LSP: drop --stdio/--tcp", field="transport")

@@ -63,6 +63,16 @@ class Environment(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_on
         ]
         | UnsetType
     ) = UNSET
+    agent_memories: (
+        Annotated[
+            bool,
+            Meta(
+                description="0 stops reading the memories agents keep by themselves, "
+                "whatever [notes] agent_memories says; 1 leaves it to the setting",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     model_cache: (
         Annotated[
             str,

@@ -142,6 +142,15 @@ class Notes(_Section, frozen=True):
             "change it records, two records only through a change frame",
         ),
     ] = msgspec.field(default_factory=list)
+    agent_memories: Annotated[
+        bool,
+        Meta(
+            description="read the memories agents keep by themselves (Claude Code's auto "
+            "memory of each watched project; Codex's and Gemini CLI's user-wide memories, as "
+            "@user): false reads none and forgets those read ($MEMLS_AGENT_MEMORIES=0 also "
+            "switches it off)",
+        ),
+    ] = True
 
 
 class Retrieval(_Section, frozen=True):

@@ -47,6 +47,7 @@ class Settings:
     instruction_globs: tuple[str, ...] = ()  # [notes] instructions
     record_globs: tuple[str, ...] = ()  # [notes] records
     note_globs: tuple[str, ...] = ()  # [notes] globs: notes beside the agents' files
+    agent_memories: bool = True  # [notes] agent_memories and not $MEMLS_AGENT_MEMORIES=0
     retrieval: dict[str, int | float] = field(default_factory=dict)  # [retrieval], the keys set
     query_cache: bool = True  # [retrieval] cache
     query_cache_entries: int = 256  # [retrieval] cache_entries
@@ -78,6 +79,7 @@ def load_settings(directory: Path, environ: Mapping[str, str] | None = None) -> 
         instruction_globs=tuple(config.notes.instructions),
         record_globs=tuple(config.notes.records),
         note_globs=tuple(config.notes.globs),
+        agent_memories=config.notes.agent_memories and env.agent_memories is not False,
         retrieval={
             k: v for k, v in _set_fields(config.retrieval).items() if k not in ENGINE_RETRIEVAL_KEYS
         },

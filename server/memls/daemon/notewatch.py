@@ -27,6 +27,10 @@ see the same notes, indexed once.
 - An editor's open buffer wins over the disk: a note synced with `open` is left to the editor
   until it is synced again without (the editor closed it: `fromDisk`). The editor does not
   say what a note is: the owner answers (`note` false for a file its table does not name).
+- The memories agents keep by themselves outside the folder (Claude Code's auto memory of
+  the project; the user-wide ones as `@user`) are followed beside (`daemon.agent_memory`):
+  read with the project's notes, listed with them (`agentMemory`), watched in their own
+  folders; an editor's buffer of one is synced like a note's, read inside its own folder.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ import watchfiles
 from pygls import uris
 
 from memls import protocol
+from memls.daemon.agent_memory import AgentMemoryWatcher
 from memls.daemon.folders import follow
 from memls.daemon.noteread import ProjectNotes
 from memls.errors import InvalidInput, MemlsError
@@ -92,6 +97,8 @@ class NoteWatcher:
         self._threads: list[threading.Thread] = []
         self.watching = threading.Event()
         """Set while the current folders are being watched (cleared when they change)."""
+        self.agents = AgentMemoryWatcher(engine, sync, held=self._is_held, syncing=self._syncing)
+        """The memories agents keep by themselves, outside the projects' folders."""
 
     def _state(self, project: str) -> ProjectNotes:
         return ProjectNotes(Path(project), self.table, self._lock, self._syncing)
@@ -106,9 +113,11 @@ class NoteWatcher:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
+        self.agents.start()
         return self
 
     def stop(self) -> None:
+        self.agents.stop()
         self._stop.set()
         self._restart.set()
         with self._lock:
@@ -152,13 +161,15 @@ class NoteWatcher:
         removed = bool(self.engine.remove_watched(project))
         with self._lock:
             self._projects.pop(project, None)
+        self.agents.drop(project)
         self._restart.set()
         return removed
 
     def notes_of(self, project: str) -> list[protocol.NoteFile]:
         with self._lock:
             state = self._projects.get(project)
-            return sorted(state.notes.values(), key=lambda n: n.uri) if state else []
+            mine = sorted(state.notes.values(), key=lambda n: n.uri) if state else []
+        return mine + self.agents.notes_of(project) if state else []
 
     def refused_of(self, project: str) -> list[protocol.RefusedNote]:
         with self._lock:
@@ -184,6 +195,11 @@ class NoteWatcher:
             state = self._projects.get(project)
         if state is None:
             state = self._state(project)
+        with self._syncing:  # an agent's own memory file of the project, outside its folder
+            mine = self.agents.editor_sync(project, params)
+            if mine is not None:
+                self._hold(mine.uri, params.open)
+                return mine
         path = Path(uris.to_fs_path(params.uri) or "")
         try:
             name = within(state.root, path) if state.root.is_dir() else path
@@ -201,12 +217,15 @@ class NoteWatcher:
                     log.warning("not indexing %s", exc)
                     return _no_note(project, uri)
             result = state.sync_text(self._sync, uri, text, open_buffer=params.open)
-            with self._lock:
-                if params.open:
-                    self._held.add(uri)
-                else:
-                    self._held.discard(uri)
+            self._hold(uri, params.open)
         return result
+
+    def _hold(self, uri: str, held: bool) -> None:
+        with self._lock:
+            if held:
+                self._held.add(uri)
+            else:
+                self._held.discard(uri)
 
     def scan_once(
         self, project: str
@@ -226,6 +245,7 @@ class NoteWatcher:
             if state is None:
                 state = self._projects[project] = self._state(project)
                 self._queue.append((project, "scan"))
+                self.agents.follow(project)
             if first and not state.scanned.is_set():
                 try:
                     self._queue.remove((project, "scan"))
@@ -283,6 +303,8 @@ class NoteWatcher:
         if state is None:
             return
         changed = state.scan(self._sync, lambda: self.engine.note_uris(project), self._is_held)
+        if self.agents.scan(project):  # its agents' own memories, read with its notes
+            state.fresh = True
         with self._lock:
             if changed and self._threads:
                 self._gap.add(project)

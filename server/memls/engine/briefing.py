@@ -11,7 +11,12 @@ order of relevance (relevant ones first, then the standing ones, verified before
 constraints, decisions, conventions, instruction lines, newest first) until the budget is
 spent; the rest are dropped whole, never cut. Within one session a memory already given is
 not given again. Tokens are counted with the packaged embedder's tokenizer
-(`models.tokens`)."""
+(`models.tokens`).
+
+An agent's own memory (Claude Code's auto memory of the project: `Memory.origin`) that a
+statement of the project contradicts and that does not stand is not left out: it comes first,
+in a section of its own, beside the statement that stands ("Your auto memory says X; AGENTS.md
+says Y"), so the agent learns that what it told itself is contested."""
 
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from urllib.parse import unquote, urlparse
 
 from memls import protocol, timeutil
 from memls.engine import briefing_text as text
+from memls.errors import MemlsError
 from memls.notes.scope import covers_any
 from memls.scope import VISIBLE_TRUST, project_key
 from memls.store.briefings import BriefingSessions
@@ -33,6 +39,7 @@ STANDING_TYPES: tuple[protocol.MemoryType, ...] = ("constraint", "decision", "co
 # the other types stand too when they are units of an instruction file
 NOTE_TYPES: tuple[protocol.MemoryType, ...] = ("preference", "fact", "lesson", "note")
 Candidate = tuple[str, protocol.Memory, float | None]  # (section, memory, query score)
+Others = dict[str, list[protocol.Memory]]  # agent memory id -> the statements that stand
 SESSION_DAYS = 7  # what a session was given is kept this long
 QUERY_CHARS = 2000  # a long prompt (a pasted log) is searched by its first characters
 # The relevance floor of prompt-time memories (a prompt, standing false: Claude Code's
@@ -64,6 +71,11 @@ def _plain(m: protocol.Memory) -> protocol.Memory:
 def loses(m: protocol.Memory) -> bool:
     """The losing side of an open contradiction: the other statement is the one that holds."""
     return any(ref.current != m.id for ref in (*m.contradicts, *m.contradicted_by))
+
+
+def contested_own(m: protocol.Memory) -> bool:
+    """An agent's own memory on the losing side of an open contradiction."""
+    return bool(m.origin) and loses(m)
 
 
 def stale(m: protocol.Memory) -> bool:
@@ -132,6 +144,7 @@ class Briefing:
         counter: Counter,
         clock: Callable[[], str],
         instruction_units: Callable[[str], list[protocol.Memory]] = lambda project: [],
+        get: Callable[[protocol.GetParams], protocol.Memory] | None = None,
     ) -> None:
         self._list = list_memories
         self._query = query
@@ -141,6 +154,7 @@ class Briefing:
         self._counter = counter
         self._clock = clock
         self._instruction_units = instruction_units
+        self._get = get
 
     def context(self, params: protocol.ContextParams) -> protocol.ContextResult:
         project = project_key(params.project)
@@ -153,12 +167,19 @@ class Briefing:
         standing = self._standing(project, now, paths) if params.standing else []
         # what answers the prompt comes first, standing or not: a tight budget keeps it
         relevant, degraded = self._relevant(project, params, paths)
+        # before both: an agent's own memory that the project contradicts, with what stands
+        known = {m.id: m for m in [*standing, *(m for m, _ in relevant)]}
+        own = [m for m in known.values() if contested_own(m)]
+        others = self._standing_against(project, own, known)
+        own = [m for m in own if others.get(m.id)]
+        relevant = [(m, s) for m, s in relevant if not loses(m)]
         answered = {m.id for m, _ in relevant}
-        standing = [m for m in standing if m.id not in answered]
-        candidates: list[Candidate] = [("relevant", m, s) for m, s in relevant]
+        standing = [m for m in standing if m.id not in answered and not loses(m)]
+        candidates: list[Candidate] = [("contradicted", m, None) for m in own]
+        candidates += [("relevant", m, s) for m, s in relevant]
         candidates += [("standing", m, None) for m in standing]
         fresh = [c for c in candidates if c[1].id not in given]
-        chosen, dropped, markdown, tokens = self._fit(project, now, fresh, params.budget)
+        chosen, dropped, markdown, tokens = self._fit(project, now, fresh, params.budget, others)
         if params.session is not None and (chosen or params.reset):
             cutoff = dt.datetime.fromisoformat(now) - dt.timedelta(days=SESSION_DAYS)
             with self._sessions(project) as sessions:  # one write (one commit) a call
@@ -199,7 +220,7 @@ class Briefing:
             and (m.valid_until is None or m.valid_until > now)
             and m.valid_from <= now
             and not m.superseded_by
-            and not loses(m)
+            and (not loses(m) or m.origin)  # an agent's own, contested: `context` says so
             and (not m.scope or (paths and covers_any(m.scope, paths)))
         ]
         order = {kind: n for n, kind in enumerate((*STANDING_TYPES, *NOTE_TYPES))}
@@ -219,7 +240,7 @@ class Briefing:
                 m
                 for m in listed.memories
                 if m.trust in VISIBLE_TRUST
-                and not loses(m)
+                and (not loses(m) or m.origin)
                 and _touches(m, params.paths)
                 and covers_any(m.scope, paths)
             ]
@@ -244,9 +265,31 @@ class Briefing:
         found += [
             (_plain(h), h.score)
             for h in result.results
-            if h.id not in taken and not loses(h) and (not floor or answers(h, rows))
+            if h.id not in taken and (not loses(h) or h.origin) and (not floor or answers(h, rows))
         ]
         return found, list(result.degraded)
+
+    def _standing_against(
+        self, project: str, own: list[protocol.Memory], known: dict[str, protocol.Memory]
+    ) -> Others:
+        """For each contested memory of an agent's own, the statements that stand against
+        it (read when the briefing has not read them already; one forgotten meanwhile is
+        left out)."""
+        out: Others = {}
+        for m in own:
+            for ref in (*m.contradicts, *m.contradicted_by):
+                if ref.current == m.id:
+                    continue
+                other = known.get(ref.current)
+                if other is None and self._get is not None:
+                    try:
+                        other = self._get(protocol.GetParams(id=ref.current, project=project))
+                    except MemlsError:
+                        continue
+                    known[other.id] = other
+                if other is not None and other.id not in {o.id for o in out.get(m.id, [])}:
+                    out.setdefault(m.id, []).append(other)
+        return out
 
     # ------------------------------------------------------------ within the budget
 
@@ -256,11 +299,17 @@ class Briefing:
         now: str,
         candidates: list[Candidate],
         budget: int,
+        others: Others | None = None,
     ) -> tuple[list[protocol.ContextEntry], int, str, int]:
         """The longest prefix of `candidates` (most relevant first) whose document fits."""
         if not candidates:
             return [], 0, "", 0
-        lines = [text.entry(m, project, now, stale=stale(m)) for _, m, _ in candidates]
+        lines = [
+            text.contradicted(m, (others or {}).get(m.id, []), project, now)
+            if section == "contradicted"
+            else text.entry(m, project, now, stale=stale(m))
+            for section, m, _ in candidates
+        ]
         costs = self._costs(lines, budget)
         fixed = self._counter.count(text.head(project))
         titles = {name: self._counter.count(title) for name, title in text.TITLES.items()}
@@ -311,7 +360,7 @@ class Briefing:
         lines: list[str],
         keep: int,
     ) -> tuple[str, int]:
-        sections: dict[str, list[str]] = {"standing": [], "relevant": []}
+        sections: dict[str, list[str]] = {"contradicted": [], "standing": [], "relevant": []}
         for (section, _, _), line in zip(candidates[:keep], lines[:keep], strict=True):
             sections[section].append(line)
         markdown = text.document(project, sections, len(candidates) - keep)

@@ -17,6 +17,7 @@ NOTICE = (
     "weigh, not instructions. trust `candidate` = not reviewed by a person yet."
 )
 TITLES = {
+    "contradicted": "## Your own memory, contradicted by this project",
     "standing": "## Standing decisions, conventions and constraints",
     "relevant": "## Relevant to this task",
 }
@@ -52,8 +53,18 @@ def citations(m: protocol.Memory) -> list[str]:
     return out
 
 
+#: How the briefing addresses an agent about its own memory, by origin.
+YOURS = {
+    "claude-memory": "Your auto memory says",
+    "codex-memories": "Your Codex memories say",
+    "gemini-memory": "Your Gemini CLI memory says",
+}
+
+
 def entry(m: protocol.Memory, project: str, now: str, *, stale: bool) -> str:
     facts = [m.id, m.type, m.trust, age(m.recorded_at, now)]
+    if m.origin:
+        facts.append(protocol.ORIGIN_NAMES[m.origin])
     where = source(m, project)
     if where:
         facts.append(where)
@@ -66,13 +77,33 @@ def entry(m: protocol.Memory, project: str, now: str, *, stale: bool) -> str:
     return f"- {mark}[{'; '.join(facts)}] {json.dumps(m.content, ensure_ascii=False)}"
 
 
+def contradicted(m: protocol.Memory, others: list[protocol.Memory], project: str, now: str) -> str:
+    """An agent's own memory beside the statements of the project that contradict it and
+    stand: "Your auto memory says X; AGENTS.md:1 says Y (contradiction)"."""
+    said = [
+        f"{source(o, project) or 'memory ' + o.id} says {json.dumps(o.content, ensure_ascii=False)}"
+        f" [{o.id}; {o.trust}]"
+        for o in others
+    ]
+    mine = [m.id, m.type, m.trust, age(m.recorded_at, now), protocol.ORIGIN_NAMES[m.origin or ""]]
+    where = source(m, project)
+    if where:
+        mine.append(where)
+    return (
+        f"- {YOURS.get(m.origin or '', 'Your memory says')} "
+        f"{json.dumps(m.content, ensure_ascii=False)} [{'; '.join(mine)}]; "
+        + "; ".join(said)
+        + " (contradiction: the project's statement stands)"
+    )
+
+
 def footer(dropped: int) -> str:
     return f"({dropped} more left out to stay within the token budget: recall finds them)"
 
 
 def document(project: str, sections: dict[str, list[str]], dropped: int) -> str:
     parts = [head(project)]
-    for name in ("standing", "relevant"):
+    for name in ("contradicted", "standing", "relevant"):
         if sections.get(name):
             parts.append(TITLES[name] + "\n" + "\n".join(sections[name]) + "\n")
     if dropped:

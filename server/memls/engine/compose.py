@@ -171,6 +171,7 @@ def compose(
             counter=TokenCounter(settings.embedder_dir),
             clock=clock,
             instruction_units=notes.instruction_units,
+            get=reads.get,
         ),
         promote=Promote(
             write=units.write,

@@ -327,6 +327,11 @@ class Engine:
         with self.storage.read(project) as tx:
             return list(tx.note_files.facts())
 
+    def agent_note_uris(self, project: str) -> dict[str, str]:
+        """uri -> origin of the project's note files that are an agent's own memory."""
+        with self.storage.read(project) as tx:
+            return tx.note_files.origins()
+
     def watched_projects(self) -> list[tuple[str, str, str]]:
         """(project, via, since) of each project the owner watches the notes of."""
         return store_projects.watched(self.db)

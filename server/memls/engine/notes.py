@@ -13,7 +13,16 @@ import msgspec
 from memls import protocol, secrets, textnorm
 from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text
 from memls.engine.writes import clear_tombstone, insert
-from memls.notes import DEFAULT, NoteFacts, Table, index, note_facts, parse, resolve_ref
+from memls.notes import (
+    DEFAULT,
+    NoteFacts,
+    Table,
+    agent_memory,
+    index,
+    note_facts,
+    parse,
+    resolve_ref,
+)
 from memls.notes.scope import Scoped, scope_of
 from memls.scope import project_key
 from memls.store.memories import scope_column
@@ -116,10 +125,18 @@ class Notes:
         assert uri is not None
         relative = self._relative(uri, project)
         found_as = self.table.match(relative) if relative is not None else None
+        origin = params.agent_memory or self._origin(project, uri)
+        if origin:  # an agent's own memory, outside the folder: the table names no file there
+            found_as = None
         default_type = params.default_type or (found_as.memory_type if found_as else "note")
         imports = found_as is not None and found_as.convention.imports
         text = params.text or ""
-        units = parse(text, default_type=default_type, imports=imports) if text else []
+        if not text:
+            units = []
+        elif origin:
+            units = self._agent_units(text, uri, origin)
+        else:
+            units = parse(text, default_type=default_type, imports=imports)
         if params.scope is not None:
             scoped = Scoped(tuple(params.scope))
         else:
@@ -176,13 +193,18 @@ class Notes:
                 if key not in wanted:
                     tx.forget(row, "source_removed", now)
                     removed.append(row["id"])
-            if params.kind is not None:
+            kind: protocol.NoteKind
+            if origin:  # an agent's memory: every line a standing statement of its own
+                kind = "instructions"
+            elif params.kind is not None:
                 kind = params.kind
             elif found_as is not None:
                 kind = found_as.kind
             else:  # a file of no agent's: config.toml's `[notes]` may still say its kind
                 kind = self.table.kind_of(relative) if relative is not None else ""
-            relinked = self._record_facts(tx, uri, params.text or "", bool(units), now, kind)
+            relinked = self._record_facts(
+                tx, uri, params.text or "", bool(units), now, kind, origin
+            )
         self.indexing.kick()
         self.announcer.changed(project, "sync", added + removed + moved)
         self.announcer.changed(project, "links", relinked)  # the first units of the notes concerned
@@ -195,7 +217,7 @@ class Notes:
             unchanged=unchanged,
             shared=shared,
             secrets=found,
-            origin=found_as.origin if found_as else "",
+            origin=found_as.origin if found_as else protocol.ORIGIN_NAMES.get(origin, ""),
             scope=list(scoped.globs),
             warnings=[
                 protocol.NoteWarning(uri=uri, line=line, message=message)
@@ -212,6 +234,21 @@ class Notes:
             rows = [row for uri in sorted(uris) for row in tx.memories.active_by_source(uri)]
             return tx.records(rows) if rows else []
 
+    def _origin(self, project: str, uri: str) -> str:
+        """The origin a note file was synced with before (a sync that does not say it)."""
+        with self.units.read(project) as tx:
+            return tx.note_files.origin(uri)
+
+    @staticmethod
+    def _agent_units(text: str, uri: str, origin: str) -> list[Any]:
+        """An agent's own memory read as that agent writes it: front matter and index lines
+        are no memory, its type from its front matter (`agent_memory`)."""
+        name = PurePosixPath(uri_path(uri)).name
+        return parse(
+            agent_memory.readable(text, origin, name),
+            default_type=agent_memory.memory_type(text, origin, name),
+        )
+
     @staticmethod
     def _relative(uri: str, project: str) -> str | None:
         """The note's path in the project folder (a project named by its folder's path, as
@@ -223,7 +260,13 @@ class Notes:
 
     @staticmethod
     def _record_facts(
-        tx: Tx, uri: str, text: str, present: bool, now: str, kind: protocol.NoteKind = ""
+        tx: Tx,
+        uri: str,
+        text: str,
+        present: bool,
+        now: str,
+        kind: protocol.NoteKind = "",
+        origin: str = "",
     ) -> list[str]:
         """The note's standing (and its kind of document), then the project's note links
         resolved again. Returns the ids of the first units of the notes whose links changed
@@ -237,6 +280,7 @@ class Notes:
                 current=facts.current,
                 facts=msgspec.json.encode(facts).decode(),
                 at=now,
+                origin=origin,
             )
         else:
             tx.note_files.remove(uri)

@@ -1,17 +1,26 @@
 """Promote (memory/promote): a memory written into a note of the project as one list item, so
 it travels with the repository to the rest of the team; the memory becomes that note unit
 (its source is the note and the item's lines), and the note is synced at once, so the note
-watcher reads the item back as the same memory, never as a second one."""
+watcher reads the item back as the same memory, never as a second one.
+
+`to` may also name an agent's own memory: `claude-memory` writes the memory as one topic file
+of Claude Code's auto memory of the project (front matter `name`, `description`,
+`metadata.type`, as Claude Code writes one) with its pointer in that folder's MEMORY.md, so
+Claude Code loads it in its next session. memls writes into an agent's files only then."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 from memls import protocol
 from memls.errors import InvalidInput, NotFound, Refused
 from memls.files import replace_text
+from memls.notes import agent_memory, parse
+from memls.notes.agent_places import claude_memory
 from memls.notes.promote import place
 from memls.scope import VISIBLE_TRUST, project_key
 from memls.store.unit import Tx
@@ -45,6 +54,24 @@ def _target(project: str, to: str) -> Path:
     return target
 
 
+#: The agents' own memories promote can write into, by name.
+AGENT_TARGETS = frozenset({"claude-memory"})
+
+
+def _agent_target(project: str, memory: protocol.Memory) -> Path:
+    """The topic file a memory becomes in Claude Code's auto memory of the project."""
+    folder = Path(project)
+    if not folder.is_absolute() or not folder.is_dir():
+        raise Refused(
+            f"the project {project!r} is not a folder on this machine: Claude Code keeps an "
+            "auto memory for a project folder",
+            field="project",
+        )
+    place = claude_memory(folder, Path.home(), os.environ)
+    name, _ = agent_memory.claude_topic(memory.content, memory.type)
+    return place.folder / f"{name}.md"
+
+
 class Promote:
     """memory/promote, given what it reads and writes by the constructor."""
 
@@ -66,7 +93,10 @@ class Promote:
     def promote(self, params: protocol.PromoteParams) -> protocol.PromoteResult:
         project = project_key(params.project)
         memory = self._get(protocol.GetParams(id=params.id, project=project))
-        path = _target(project, params.to)
+        if params.to in AGENT_TARGETS:
+            path = _agent_target(project, memory)
+        else:
+            path = _target(project, params.to)
         uri = note_uri(path)
         if memory.status != "active" or memory.trust not in VISIBLE_TRUST:
             raise Refused(
@@ -80,6 +110,8 @@ class Promote:
                 "that note",
                 field="id",
             )
+        if params.to in AGENT_TARGETS:
+            return self._into_claude_memory(project, memory, path)
         try:
             existed = path.exists()  # a name too long for the file system is an OSError
             before = path.read_text(encoding="utf-8") if existed else None
@@ -96,18 +128,7 @@ class Promote:
                 replace_text(path, placed.note)
             except OSError as exc:
                 raise Refused(f"the note {path} cannot be written: {exc}", field="to") from None
-        unit = placed.unit
-        where = protocol.SourceRange(
-            unit.start_line, unit.start_char, unit.end_line, unit.end_char
-        ).format()
-        now = self._clock()
-        with self._write(project) as tx:
-            row = tx.memories.fetch(memory.id)
-            if row is None:  # forgotten meanwhile: the note keeps the item, the sync adds it
-                raise NotFound(f"no memory {memory.id} in project {project!r}", field="id")
-            tx.memories.set_source(memory.id, uri, where)
-            tx.note_units.put(memory.id, unit.section, unit.claim)
-            tx.audit("promote", memory.id, now, note=uri, range=where, wrote=placed.changed)
+        where = self._become(project, memory.id, uri, placed.unit, placed.changed)
         self._sync(protocol.SyncNoteParams(uri=uri, text=placed.note, project=project))
         self._changed(project, "promote", [memory.id])
         return protocol.PromoteResult(
@@ -118,5 +139,64 @@ class Promote:
             source_range=where,
             created=not existed,
             already=not placed.changed,
+            memory=self._get(protocol.GetParams(id=memory.id, project=project)),
+        )
+
+    def _become(self, project: str, memory_id: str, uri: str, unit: Any, wrote: bool) -> str:
+        """The memory becomes the note's unit (its source, section, claim), audited; the
+        unit's range."""
+        where = protocol.SourceRange(
+            unit.start_line, unit.start_char, unit.end_line, unit.end_char
+        ).format()
+        with self._write(project) as tx:
+            if tx.memories.fetch(memory_id) is None:  # forgotten meanwhile: the sync adds it
+                raise NotFound(f"no memory {memory_id} in project {project!r}", field="id")
+            tx.memories.set_source(memory_id, uri, where)
+            tx.note_units.put(memory_id, unit.section, unit.claim)
+            tx.audit("promote", memory_id, self._clock(), note=uri, range=where, wrote=wrote)
+        return where
+
+    def _into_claude_memory(
+        self, project: str, memory: protocol.Memory, path: Path
+    ) -> protocol.PromoteResult:
+        """The memory as a topic file of Claude Code's auto memory, with its MEMORY.md pointer;
+        the memory becomes that file's unit."""
+        name, text = agent_memory.claude_topic(memory.content, memory.type)
+        kept = agent_memory.readable(text, "claude-memory", path.name)
+        units = parse(kept, default_type=agent_memory.memory_type(text, "claude-memory", path.name))
+        unit = next((u for u in units if u.key == memory.canonical_hash), None)
+        if unit is None:
+            raise Refused(f"memory {memory.id} cannot be written as one memory file", field="id")
+        index = path.parent / agent_memory.INDEX
+        try:
+            existed = path.exists()
+            already = existed and path.read_text(encoding="utf-8") == text
+            before = index.read_text(encoding="utf-8") if index.exists() else None
+            if not already:
+                replace_text(path, text)
+            pointed = agent_memory.claude_index(before, path.name, name, memory.content)
+            if pointed != before:
+                replace_text(index, pointed)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise Refused(
+                f"Claude Code's auto memory cannot be written: {exc}", field="to"
+            ) from None
+        uri = note_uri(path)
+        where = self._become(project, memory.id, uri, unit, not already)
+        for synced, body in ((uri, text), (note_uri(index), pointed)):
+            self._sync(
+                protocol.SyncNoteParams(
+                    uri=synced, text=body, project=project, agent_memory="claude-memory"
+                )
+            )
+        self._changed(project, "promote", [memory.id])
+        return protocol.PromoteResult(
+            project=project,
+            id=memory.id,
+            path=str(path),
+            uri=uri,
+            source_range=where,
+            created=not existed,
+            already=already,
             memory=self._get(protocol.GetParams(id=memory.id, project=project)),
         )

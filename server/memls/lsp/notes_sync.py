@@ -8,6 +8,11 @@ sent as it is edited (`open`: the owner's watcher leaves it alone), and the owne
 disk again when it is closed (`fromDisk`). The owner says whether a buffer is a note at all,
 and under which name (`note`, `uri`); this front keeps the answer and sends a buffer that is
 no note again only when the owner's list of notes names it.
+
+The memories an agent keeps by itself outside the folder (Claude Code's auto memory of the
+project: `NoteFile.agentMemory`) are notes of the project too: the owner lists them with its
+notes, so they get diagnostics, and an open buffer of one is sent like a note's, under the
+project the owner listed it in (the owner reads it inside its own folder).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ class NoteSync(ServerBase):
         super().__init__(*args, **kwargs)
         self.sync_debounce = notes.Debouncer(0.25, self._sync_uri)
         self.notes_debounce = notes.Debouncer(0.3, self._refresh_notes)
+        self.agent_notes: dict[str, str] = {}  # uri of an agent's own memory -> its project
 
     async def index_workspace(self) -> None:
         await self.ready.wait()
@@ -87,6 +93,9 @@ class NoteSync(ServerBase):
             warned.setdefault(w.uri, []).append(w)
         changed = changed or self.note_warnings.get(project, {}) != warned
         self.note_warnings[project] = warned
+        for uri in [u for u, p in self.agent_notes.items() if p == project]:
+            del self.agent_notes[uri]
+        self.agent_notes.update({n.uri: project for n in found if n.agent_memory})
         mine = {uri for uri, p in self.indexed.items() if p == project}
         listed = {n.uri for n in found}
         for uri in mine - listed:
@@ -127,9 +136,11 @@ class NoteSync(ServerBase):
 
     async def _sync_uri(self, uri: str, refresh: bool = True, takeover: bool = False) -> None:
         """An open buffer (or, once it is closed, the disk) sent to the owner, which answers
-        whether it is a note and under which name (a link's target's, inside the folder)."""
+        whether it is a note and under which name (a link's target's, inside the folder); an
+        agent's own memory file goes to the project the owner listed it in."""
         folder = self.projects.containing(uri)
-        if folder is None or self.engine is None:
+        project = folder.project if folder is not None else self.agent_notes.get(uri)
+        if project is None or self.engine is None:
             return
         doc = self.workspace.text_documents.get(uri)
         if uri in self.not_notes and not takeover:
@@ -139,7 +150,7 @@ class NoteSync(ServerBase):
         params = protocol.SyncNoteParams(
             uri=uri,
             text=doc.source if doc is not None else None,  # the open buffer wins over the disk
-            project=folder.project,
+            project=project,
             open=doc is not None,
             from_disk=doc is None,
         )
@@ -159,13 +170,13 @@ class NoteSync(ServerBase):
             return
         synced = result.uri
         first = synced not in self.indexed
-        self.indexed[synced] = folder.project
+        self.indexed[synced] = project
         secrets_changed = self.note_secrets.get(synced, []) != result.secrets
         self.note_secrets[synced] = result.secrets
-        warned = self.note_warnings.setdefault(folder.project, {})
+        warned = self.note_warnings.setdefault(project, {})
         warnings_changed = warned.get(synced, []) != result.warnings
         warned[synced] = list(result.warnings)
         # pairs read before may sit in this note, and its secrets and warnings are shown as
         # they change
         if (refresh and first) or secrets_changed or warnings_changed:
-            self.publish(folder.project)
+            self.publish(project)

@@ -12,7 +12,9 @@ note is asks this table (`Table.match`): the owner's note watcher and the engine
 editor's front only relays buffers and shows what the owner answers.
 
 A row is relative to the project's folder (`anchor` "project"); a row for files an agent keeps
-outside the project (its own memory folder) names another anchor, which the owner resolves.
+outside the project (its own memory folder: Claude Code's auto memory, Codex's memories,
+Gemini CLI's global memory) names that agent's folder as its anchor, which the owner finds
+(`memls.notes.agent_places`) and follows beside the project's notes; `match` never names them.
 The layouts were read from each agent's documentation (README.md, "Which agent files memls
 reads").
 """
@@ -25,7 +27,7 @@ from typing import Literal
 
 from memls.notes.globs import match as glob_match
 from memls.notes.globs import matches
-from memls.protocol.base import MemoryType, NoteKind
+from memls.protocol.base import ORIGIN_NAMES, AgentOrigin, MemoryType, NoteKind
 
 Scoping = Literal["project", "folder", "frontmatter"]
 """Which files a note's lines apply to: the whole project; the folder the note sits in (and
@@ -67,6 +69,10 @@ def _record(path: str, origin: str) -> Convention:
     return Convention(path, origin, "record", "project", "decision")
 
 
+def _own(path: str, anchor: AgentOrigin) -> Convention:
+    return Convention(path, ORIGIN_NAMES[anchor], "instructions", "project", anchor=anchor)
+
+
 CONVENTIONS: tuple[Convention, ...] = (
     # folders of rule files first: a CLAUDE.md inside `.claude/rules/` is a rule
     _rule(".claude/rules/**/*.md", "Claude Code rules", "frontmatter", nested=True),
@@ -94,6 +100,15 @@ CONVENTIONS: tuple[Convention, ...] = (
     _rule(".windsurfrules", "Windsurf (legacy .windsurfrules)"),
     _rule(".clinerules", "Cline (.clinerules file)"),
     _rule(".rules", "Zed .rules"),
+    # the memories agents keep by themselves, outside the project: each anchor a folder that
+    # `memls.notes.agent_places` finds as its agent does; every line a standing statement of
+    # the agent's own, its type from the file (`memls.notes.agent_memory`)
+    _own("*.md", "claude-memory"),
+    _own("team/*.md", "claude-memory"),
+    _own("MEMORY.md", "codex-memories"),
+    _own("memory_summary.md", "codex-memories"),
+    _own("extensions/ad_hoc/notes/*.md", "codex-memories"),
+    _own("GEMINI.md", "gemini-memory"),  # the name `context.fileName` of its settings says
 )
 """The agents' conventions, first match wins."""
 
@@ -180,6 +195,11 @@ class Table:
         if matches(relative, self.records):
             return "record"
         return kind
+
+    def anchored(self, anchor: str) -> tuple[str, ...]:
+        """The paths (globs relative to the anchor's folder) of the files an agent keeps by
+        itself in the folder `anchor` names (`memls.notes.agent_places`)."""
+        return tuple(c.path for c in self.conventions if c.anchor == anchor)
 
     def globs(self) -> tuple[str, ...]:
         """Each project convention as a glob on project-relative paths (a nested one with

@@ -14,7 +14,9 @@ Budget = Annotated[int, msgspec.Meta(ge=50, le=32_000)]
 SessionId = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=200)]
 PathText = Annotated[str, msgspec.Meta(max_length=4096)]
 NotePath = Annotated[str, msgspec.Meta(pattern=r"\S", max_length=1024)]
-Section = Literal["standing", "relevant"]
+#: "contradicted": an agent's own memory (Claude Code's auto memory, ...) that a note or
+#: memory of the project contradicts, shown with the statement that stands
+Section = Literal["contradicted", "standing", "relevant"]
 
 
 class ContextParams(Wire):

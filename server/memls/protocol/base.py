@@ -29,6 +29,16 @@ FeedbackSignal = Literal["helpful", "unhelpful", "outdated"]
 #: (AGENTS.md, CLAUDE.md, rule files: any two of its claims are compared), a decision record,
 #: or "" (neither).
 NoteKind = Literal["instructions", "record", ""]
+#: Whose own memory a note file is, when an agent keeps it by itself outside the project's
+#: folder (`memls.notes.agent_memory`): Claude Code's auto memory of the project, or the
+#: user-wide memories of the Codex CLI and of the Gemini CLI (project `@user`).
+AgentOrigin = Literal["claude-memory", "codex-memories", "gemini-memory"]
+#: How each origin is named to people and to models.
+ORIGIN_NAMES: dict[str, str] = {
+    "claude-memory": "Claude Code auto memory",
+    "codex-memories": "Codex memories",
+    "gemini-memory": "Gemini CLI memory",
+}
 ReviewAction = Literal["list", "approve", "reject", "restore"]
 
 MEMORY_TYPES: tuple[str, ...] = typing.get_args(MemoryType)
@@ -37,6 +47,7 @@ TRUST_STATES: tuple[str, ...] = typing.get_args(Trust)
 FORGET_REASONS: tuple[str, ...] = typing.get_args(ForgetReason)
 FEEDBACK_SIGNALS: tuple[str, ...] = typing.get_args(FeedbackSignal)
 REVIEW_ACTIONS: tuple[str, ...] = typing.get_args(ReviewAction)
+AGENT_ORIGINS: tuple[str, ...] = typing.get_args(AgentOrigin)
 
 Limit = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 Project = Annotated[

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from memls.protocol.base import (
+    AgentOrigin,
     FeedbackSignal,  # noqa: F401
     ForgetReason,
     MemoryType,
@@ -17,7 +18,9 @@ from memls.protocol.base import (
 class ConflictRef(Wire):
     """An open contradiction of a memory, as its readers see it: the other statement, how
     sure the scorer was, which of the two is newer, and which one stands now (the newer,
-    unless the older one was approved on review after the newer was recorded)."""
+    unless the older one was approved on review after the newer was recorded, or the newer
+    is an agent's own unreviewed memory and the older a note of the project: the project's
+    files outrank what an agent told itself)."""
 
     id: str
     confidence: float
@@ -68,6 +71,8 @@ class Memory(Wire):
     derived_from: str | None = None
     seen_again: int = 0  # times the same claim was stated again and not stored twice
     last_seen_at: str | None = None  # the last of those times
+    #: whose own memory its note file is (an agent's, outside the project): `ORIGIN_NAMES`
+    origin: AgentOrigin | None = None
     supersedes: list[str] = []
     superseded_by: list[str] = []
     contradicts: list[ConflictRef] = []  # open pairs where this is the newer statement

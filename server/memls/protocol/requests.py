@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from memls.protocol.base import (
+    AgentOrigin,
     Content,
     FeedbackSignal,
     ForgetReason,
@@ -319,6 +320,10 @@ class SyncNoteParams(Wire):
     #: true: an editor closed its buffer; the owner reads the note from the disk (`text`
     #: is not used), and answers `note` false when its table names no note there
     from_disk: bool = False
+    #: the note is an agent's own memory (outside the project's folder): read as that agent
+    #: writes it (`memls.notes.agent_memory`); the records' `origin`. null: a note of the
+    #: project, or, for a file synced before as an agent's memory, the origin it had then
+    agent_memory: AgentOrigin | None = None
 
 
 class SyncNoteResult(Wire):

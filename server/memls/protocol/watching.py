@@ -6,7 +6,7 @@ from typing import Annotated
 
 import msgspec
 
-from memls.protocol.base import NoteKind, Project, Wire
+from memls.protocol.base import AgentOrigin, NoteKind, Project, Wire
 from memls.protocol.requests import NoteSecret, NoteWarning
 
 
@@ -33,6 +33,9 @@ class NoteFile(Wire):
     origin: str = ""  # whose convention the file is ("Codex AGENTS.md", "Cursor rules")
     scope: list[str] = []  # the files its lines apply to (globs); empty: the whole project
     imported_by: list[str] = []  # the notes that import it (Claude Code `@path`)
+    #: an agent's own memory of the project, kept outside its folder (Claude Code's auto
+    #: memory); null: a file of the project's folder
+    agent_memory: AgentOrigin | None = None
 
 
 class RefusedNote(Wire):

@@ -69,7 +69,9 @@ def _note_links(
 def open_conflicts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
     """id -> its open contradiction pairs: {other, confidence, newer, current}. `current` is
     the newer statement unless the older one was approved (trust verified) after the newer
-    was recorded. Like `links`, the ids come from a scoped read and edges stay in a project."""
+    was recorded, or the newer is an agent's own unreviewed memory and the older is not
+    (`_over_agent_memory`). Like `links`, the ids come from a scoped read and edges stay in
+    a project."""
     wanted = list(dict.fromkeys(ids))
     found: dict[str, list[dict[str, Any]]] = {i: [] for i in wanted}
     for start in range(0, len(wanted), 500):
@@ -84,9 +86,9 @@ def open_conflicts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, li
         ).fetchall()
         if not rows:
             continue
-        approved = _approved_after(conn, rows)
+        older_stands = _approved_after(conn, rows) | _over_agent_memory(conn, rows)
         for row in rows:
-            current = row["older"] if (row["older"], row["newer"]) in approved else row["newer"]
+            current = row["older"] if (row["older"], row["newer"]) in older_stands else row["newer"]
             found[row["src"]].append(
                 {
                     "other": row["dst"],
@@ -96,6 +98,37 @@ def open_conflicts(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, li
                 }
             )
     return found
+
+
+def _over_agent_memory(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set[tuple[str, str]]:
+    """(older, newer) pairs whose newer statement is an agent's own memory (a note file with
+    an origin: Claude Code's auto memory, ...) not approved by a person, and whose older is
+    no agent's memory: the project's own notes and memories outrank what an agent told itself,
+    whenever it wrote it."""
+    pairs = [[row["older"], row["newer"]] for row in rows]
+    found = conn.execute(
+        "SELECT DISTINCT o.id, n.id FROM json_each(?) AS pair "
+        "JOIN memories o ON o.id = json_extract(pair.value, '$[0]') "
+        "JOIN memories n ON n.id = json_extract(pair.value, '$[1]') "
+        "JOIN note_files nf ON nf.project = n.project AND nf.uri = n.source_uri "
+        "WHERE nf.origin <> '' AND n.trust <> 'verified' AND NOT EXISTS (SELECT 1 FROM "
+        "note_files of WHERE of.project = o.project AND of.uri = o.source_uri "
+        "AND of.origin <> '')",
+        (json.dumps(pairs),),
+    ).fetchall()
+    return {(older, newer) for older, newer in found}
+
+
+def origins(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]:
+    """id -> the origin of its note file, for the memories among `ids` that are units of an
+    agent's own memory (`note_files.origin`)."""
+    rows = conn.execute(
+        "SELECT m.id, f.origin FROM json_each(?) AS w JOIN memories m ON m.id = w.value "
+        "JOIN note_files f ON f.project = m.project AND f.uri = m.source_uri "
+        "WHERE f.origin <> ''",
+        (json.dumps(list(dict.fromkeys(ids))),),
+    ).fetchall()
+    return {memory_id: origin for memory_id, origin in rows}
 
 
 def _approved_after(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set[tuple[str, str]]:

@@ -12,7 +12,7 @@ import msgspec
 from memls import protocol
 from memls.scope import USER_PROJECT
 from memls.store.base import Repository
-from memls.store.edges import links, open_conflicts
+from memls.store.edges import links, open_conflicts, origins
 
 MEMORY_FIELDS = (
     "id",
@@ -84,6 +84,7 @@ def with_relations(
     ids = [m.id for m in memories]
     linked = links(conn, ids)
     contested = open_conflicts(conn, ids)
+    origin = origins(conn, [m.id for m in memories if m.source_uri])
     cited = citations_of(conn, ids)
     out = []
     for memory in memories:
@@ -108,6 +109,7 @@ def with_relations(
                 contradicted_by=[ref for c, ref in refs if c["newer"] != memory.id],
                 citations=cited.get(memory.id, []),
                 stale=any(c.state in STALE for c in cited.get(memory.id, ())),
+                origin=origin.get(memory.id),
             )
         )
     return out

@@ -47,21 +47,44 @@ class NoteFiles(Repository):
     table = "note_files"
 
     def put(
-        self, uri: str, *, number: int | None, status: str, current: bool, facts: str, at: str
+        self,
+        uri: str,
+        *,
+        number: int | None,
+        status: str,
+        current: bool,
+        facts: str,
+        at: str,
+        origin: str = "",
     ) -> None:
         self._exec(
-            "INSERT INTO note_files (project, uri, number, status, current, facts, synced_at) "
-            "VALUES (:project, :uri, :number, :status, :current, :facts, :at) "
+            "INSERT INTO note_files (project, uri, number, status, current, facts, synced_at, "
+            "origin) VALUES (:project, :uri, :number, :status, :current, :facts, :at, :origin) "
             "ON CONFLICT (project, uri) DO UPDATE SET number = excluded.number, "
             "status = excluded.status, current = excluded.current, facts = excluded.facts, "
-            "synced_at = excluded.synced_at",
+            "synced_at = excluded.synced_at, origin = excluded.origin",
             uri=uri,
             number=number,
             status=status,
             current=int(current),
             facts=facts,
             at=at,
+            origin=origin,
         )
+
+    def origins(self) -> dict[str, str]:
+        """uri -> origin of the project's note files that are an agent's own memory."""
+        rows = self._all(
+            "SELECT uri, origin FROM note_files WHERE project = :project AND origin <> ''"
+        )
+        return {row["uri"]: row["origin"] for row in rows}
+
+    def origin(self, uri: str) -> str:
+        """The origin the note file was synced with ('' for a note of the project)."""
+        row = self._one(
+            "SELECT origin FROM note_files WHERE project = :project AND uri = :uri", uri=uri
+        )
+        return row["origin"] if row is not None else ""
 
     def remove(self, uri: str) -> None:
         self._exec("DELETE FROM note_files WHERE project = :project AND uri = :uri", uri=uri)
