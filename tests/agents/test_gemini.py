@@ -19,7 +19,15 @@ the model is offered memls's tools only when the server is allowed (`--allowed-m
 memls` here; `mcp.allowed` in settings, or `trust` on the server, do the same). It names them
 `mcp_<server>_<tool>`, passes each schema as `parametersJsonSchema` (adding a
 `wait_for_previous` property of its own), declares MCP roots (its workspace folder) and hands
-the model a tool's text content, not its structured result."""
+the model a tool's text content, not its structured result.
+
+One memory across agents: a project of its own whose Claude Code auto memory (a topic file and
+its MEMORY.md pointer, where Claude Code keeps it under the throwaway HOME) says releases are
+cut from develop while AGENTS.md says main; Gemini CLI's recall carries the auto memory with
+its origin and AGENTS.md's line that contradicts it (the daemon that `memls mcp` starts reads
+the auto memory from the HOME that Gemini CLI passes it).
+
+Run alone: `.venv/bin/python -m pytest -q -n 0 tests/agents/test_gemini.py`."""
 
 from __future__ import annotations
 
@@ -70,10 +78,12 @@ class Session:
     observed: bool  # the observer server had been started by the end of it
 
 
-def session(demo: Demo, script: list[Call | str], flags: list[str]) -> Session:
+def session(
+    demo: Demo, script: list[Call | str], flags: list[str], prompt: str = PROMPT
+) -> Session:
     with GeminiAPI(script) as api:
         env = dict(demo.env, GOOGLE_GEMINI_BASE_URL=api.url)
-        done = run([str(demo.gemini), "-p", PROMPT, *flags], demo.project, env, timeout=120)
+        done = run([str(demo.gemini), "-p", prompt, *flags], demo.project, env, timeout=120)
         requests = api.main_requests()
         paths = {r.path for r in api.requests}
     assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
@@ -82,13 +92,12 @@ def session(demo: Demo, script: list[Call | str], flags: list[str]) -> Session:
     return Session(requests, done.stdout, demo.initialize.exists())
 
 
-@pytest.fixture(scope="module")
-def demo(agent_bins, tmp_path_factory):
-    root = tmp_path_factory.mktemp("gemini")
+def setup_demo(gemini: Path, root: Path) -> Demo:
+    """The quickstart project with memls added as the README says, in a throwaway HOME whose
+    user settings run Gemini CLI headless and add the observer server; no daemon yet."""
     project = quickstart(root / "demo")
     home, data_dir = root / "home", root / "data"
     env = agent_env(home, data_dir, GEMINI_API_KEY="anything")
-    gemini = agent_bins["gemini"]
     done = run([str(gemini), "mcp", "add", "memls", "memls", "mcp"], project, env, timeout=60)
     assert done.returncode == 0, (done.stdout, done.stderr)
     added = json.loads((project / ".gemini" / "settings.json").read_text())
@@ -105,10 +114,17 @@ def demo(agent_bins, tmp_path_factory):
         json.dumps({str(project): "TRUST_FOLDER"})
     )
     assert not (data_dir / "owner.lock").exists()  # no daemon at the start
+    return Demo(gemini, project, home, data_dir, env, initialize)
+
+
+@pytest.fixture(scope="module")
+def demo(agent_bins, tmp_path_factory):
+    root = tmp_path_factory.mktemp("gemini")
+    demo = setup_demo(agent_bins["gemini"], root)
     try:
-        yield Demo(gemini, project, home, data_dir, env, initialize)
+        yield demo
     finally:
-        stop_daemon(data_dir)
+        stop_daemon(demo.data_dir)
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +135,42 @@ def allowed(demo) -> Session:
 @pytest.fixture(scope="module")
 def not_allowed(demo, allowed) -> Session:
     return session(demo, ["Nothing to recall with."], [])
+
+
+# Claude Code's auto memory, as the real binary writes it (tests/agents/test_claude_code.py)
+RELEASES = "Releases are cut from the develop branch."
+RELEASES_AGENTS = "Releases are cut from main, not from the develop branch."
+TOPIC = (
+    "---\nname: release-branch\ndescription: which branch releases are cut from\n"
+    f"metadata:\n  type: project\n---\n\n{RELEASES}\n"
+)
+POINTER = "- [Release branch](release_branch.md) — which branch releases are cut from\n"
+RELEASES_PROMPT = "how are releases cut?"
+
+
+@pytest.fixture(scope="module")
+def across(agent_bins, tmp_path_factory) -> tuple[Demo, Session]:
+    """A project of its own whose AGENTS.md says releases are cut from main, and whose Claude
+    Code auto memory (in the folder memls computes for it, under the throwaway HOME) says
+    develop; one Gemini CLI session whose model recalls how releases are cut."""
+    from memls.notes.agent_places import claude_memory
+
+    root = tmp_path_factory.mktemp("gemini-auto-memory")
+    demo = setup_demo(agent_bins["gemini"], root)
+    (demo.project / "AGENTS.md").write_text(f"- {RELEASES_AGENTS}\n")
+    folder = claude_memory(demo.project, demo.home, demo.env).folder
+    assert folder.is_relative_to(demo.home / ".claude" / "projects"), folder
+    folder.mkdir(parents=True)
+    (folder / "release_branch.md").write_text(TOPIC)
+    (folder / "MEMORY.md").write_text(POINTER)
+    script: list[Call | str] = [
+        Call("mcp_memls_recall", {"query": RELEASES_PROMPT}),
+        "From main.",
+    ]
+    try:
+        yield demo, session(demo, script, ALLOW, RELEASES_PROMPT)
+    finally:
+        stop_daemon(demo.data_dir)
 
 
 def memls_tools(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -201,3 +253,32 @@ def test_recall_gives_the_notes_and_their_contradiction(allowed, demo):
     (against,) = [line for line in agents.splitlines() if "contradicted by" in line]
     assert json.dumps(CLAUDE_LINE) in against and "source CLAUDE.md:1" in against, agents
     assert SCRIPT[-1] in allowed.stdout  # the session went on to the model's answer
+
+
+def test_recall_gives_claude_codes_auto_memory_and_the_line_that_contradicts_it(across):
+    from memls.notes.agent_places import claude_memory
+
+    demo, s = across
+    topic = claude_memory(demo.project, demo.home, demo.env).folder / "release_branch.md"
+    output = recall_output(s)
+    assert f"project: {demo.project};" in output
+    by_text = {}
+    for entry in entries(output):
+        text = re.search(r'(?m)^  text: (".*")$', entry)
+        assert text, entry
+        by_text[json.loads(text.group(1))] = entry
+    assert RELEASES in by_text and RELEASES_AGENTS in by_text, output
+    assert not any("Release branch" in t for t in by_text), output  # MEMORY.md's pointer
+    mine = by_text[RELEASES]
+    head = mine.splitlines()[0]
+    assert "Claude Code auto memory" in head and "trust candidate" in head, mine
+    assert f"source {topic}:" in head, mine  # read from the throwaway HOME
+    (against,) = [line for line in mine.splitlines() if "contradicted by" in line]
+    assert json.dumps(RELEASES_AGENTS) in against, mine
+    assert "source AGENTS.md:1" in against and "the other stands" in against, mine
+    agents = by_text[RELEASES_AGENTS]
+    assert "source AGENTS.md:1" in agents.splitlines()[0], agents
+    (back,) = [line for line in agents.splitlines() if "contradicted by" in line]
+    assert json.dumps(RELEASES) in back and "Claude Code auto memory" in back, agents
+    assert "this one stands" in back, agents
+    assert "From main." in s.stdout  # the session went on to the model's answer
