@@ -130,16 +130,32 @@ class Promote:
                 raise Refused(f"the note {path} cannot be written: {exc}", field="to") from None
         where = self._become(project, memory.id, uri, placed.unit, placed.changed)
         self._sync(protocol.SyncNoteParams(uri=uri, text=placed.note, project=project))
-        self._changed(project, "promote", [memory.id])
+        return self._promoted(
+            project, memory.id, path, uri, where, existed=existed, already=not placed.changed
+        )
+
+    def _promoted(
+        self,
+        project: str,
+        memory_id: str,
+        path: Path,
+        uri: str,
+        where: str,
+        *,
+        existed: bool,
+        already: bool,
+    ) -> protocol.PromoteResult:
+        """What a promotion answers, once the note is written and synced."""
+        self._changed(project, "promote", [memory_id])
         return protocol.PromoteResult(
             project=project,
-            id=memory.id,
+            id=memory_id,
             path=str(path),
             uri=uri,
             source_range=where,
             created=not existed,
-            already=not placed.changed,
-            memory=self._get(protocol.GetParams(id=memory.id, project=project)),
+            already=already,
+            memory=self._get(protocol.GetParams(id=memory_id, project=project)),
         )
 
     def _become(self, project: str, memory_id: str, uri: str, unit: Any, wrote: bool) -> str:
@@ -189,14 +205,6 @@ class Promote:
                     uri=synced, text=body, project=project, agent_memory="claude-memory"
                 )
             )
-        self._changed(project, "promote", [memory.id])
-        return protocol.PromoteResult(
-            project=project,
-            id=memory.id,
-            path=str(path),
-            uri=uri,
-            source_range=where,
-            created=not existed,
-            already=already,
-            memory=self._get(protocol.GetParams(id=memory.id, project=project)),
+        return self._promoted(
+            project, memory.id, path, uri, where, existed=existed, already=already
         )
