@@ -105,15 +105,26 @@ def _over_agent_memory(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set
     an origin: Claude Code's auto memory, ...) not approved by a person, and whose older is
     no agent's memory: the project's own notes and memories outrank what an agent told itself,
     whenever it wrote it."""
-    pairs = [[row["older"], row["newer"]] for row in rows]
-    found = conn.execute(
-        "SELECT DISTINCT o.id, n.id FROM json_each(?) AS pair "
-        "JOIN memories o ON o.id = json_extract(pair.value, '$[0]') "
-        "JOIN memories n ON n.id = json_extract(pair.value, '$[1]') "
+    return _pairs_where(
+        conn,
+        rows,
         "JOIN note_files nf ON nf.project = n.project AND nf.uri = n.source_uri "
         "WHERE nf.origin <> '' AND n.trust <> 'verified' AND NOT EXISTS (SELECT 1 FROM "
         "note_files of WHERE of.project = o.project AND of.uri = o.source_uri "
         "AND of.origin <> '')",
+    )
+
+
+def _pairs_where(
+    conn: sqlite3.Connection, rows: list[sqlite3.Row], rest: str
+) -> set[tuple[str, str]]:
+    """The (older, newer) pairs of `rows` that pass `rest` (joins and a WHERE over the older
+    memory `o` and the newer `n`), in one statement."""
+    pairs = [[row["older"], row["newer"]] for row in rows]
+    found = conn.execute(
+        "SELECT DISTINCT o.id, n.id FROM json_each(?) AS pair "
+        "JOIN memories o ON o.id = json_extract(pair.value, '$[0]') "
+        "JOIN memories n ON n.id = json_extract(pair.value, '$[1]') " + rest,
         (json.dumps(pairs),),
     ).fetchall()
     return {(older, newer) for older, newer in found}
@@ -134,16 +145,12 @@ def origins(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]:
 def _approved_after(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set[tuple[str, str]]:
     """(older, newer) pairs whose older statement is verified, by an approval recorded after
     the newer statement was. One statement for all pairs (this runs on every read)."""
-    pairs = [[row["older"], row["newer"]] for row in rows]
-    found = conn.execute(
-        "SELECT DISTINCT o.id, n.id FROM json_each(?) AS pair "
-        "JOIN memories o ON o.id = json_extract(pair.value, '$[0]') "
-        "JOIN memories n ON n.id = json_extract(pair.value, '$[1]') "
+    return _pairs_where(
+        conn,
+        rows,
         "JOIN trust_transitions t ON t.memory_id = o.id AND t.project = o.project "
         "WHERE o.trust = 'verified' AND t.to_trust = 'verified' AND t.at > n.recorded_at",
-        (json.dumps(pairs),),
-    ).fetchall()
-    return {(older, newer) for older, newer in found}
+    )
 
 
 class Edges(Repository):
