@@ -176,11 +176,31 @@ class AgentMemoryWatcher:
     def _sync_put(
         self, project: str, uri: str, text: str | None, origin: Any, open_buffer: bool
     ) -> protocol.SyncNoteResult:
-        result = self._sync(
-            protocol.SyncNoteParams(
-                uri=uri, text=text, project=project, agent_memory=origin, open=open_buffer
+        listed_now = False
+        if text is not None:
+            # listed before its units are announced: a front that hears of them and asks
+            # `memory/watch` at once finds the file (its secrets follow the sync)
+            with self._lock:
+                notes = self._notes.setdefault(project, {})
+                if uri not in notes:
+                    notes[uri] = protocol.NoteFile(
+                        uri=uri,
+                        kind="instructions",
+                        origin=protocol.ORIGIN_NAMES.get(origin, ""),
+                        agent_memory=origin,
+                    )
+                    listed_now = True
+        try:
+            result = self._sync(
+                protocol.SyncNoteParams(
+                    uri=uri, text=text, project=project, agent_memory=origin, open=open_buffer
+                )
             )
-        )
+        except BaseException:
+            if listed_now:
+                with self._lock:
+                    self._notes.get(project, {}).pop(uri, None)
+            raise
         with self._lock:
             notes = self._notes.setdefault(project, {})
             if text is None:
