@@ -1,5 +1,5 @@
 """What reading every agent's files costs the owner: a monorepo of 1,000 packages, and a
-project with 30 agent files.
+project with 30 agent files and 200 Claude Code auto memories.
 
     python benchmarks/agent_files.py [--packages 1000] [--every 10] [--rounds 5]
 
@@ -17,8 +17,11 @@ times (median, min):
 2. the owner's first reading (`memory/watch` with wait, vectors off: the notes in the record),
    the folders it watches and the inotify watches the process holds then (counted in
    /proc/self/fdinfo), and the RSS before and after;
-3. the owner's reading of a project with 30 agent files with vectors on (embedded and
-   checked for contradictions: `memory/watch` answers once that is done);
+3. the owner's reading of a project with 30 agent files and 200 Claude Code auto memories
+   (topic files with front matter, each one real list item of the agent files under
+   ../shared/data/notes, and their `MEMORY.md` index, in the folder Claude Code uses,
+   under a throwaway home) with vectors on (embedded and checked for contradictions:
+   `memory/watch` answers once that is done);
 4. an edit of one note on disk, until its new line is in the record (the watcher's debounce,
    the read and the sync), and through the editor's language server: a buffer edit that
    breaks a rule's front matter, until the warning diagnostic is published (`memls serve
@@ -33,6 +36,7 @@ import argparse
 import asyncio
 import logging
 import os
+import re
 import shlex
 import statistics
 import subprocess
@@ -44,8 +48,11 @@ from pathlib import Path
 from memls import protocol as p
 from memls.daemon import open_engine
 from memls.notes import DEFAULT
+from memls.notes.agent_places import claude_memory
 from memls.notes.files import find
 from memls.notes.ignore import Ignores
+
+NOTES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "notes"
 
 ROOT_FILES = {
     "AGENTS.md": "- Run `make test` before every push.\n",
@@ -132,6 +139,39 @@ def by_git(root: Path) -> int:
         capture_output=True,
     ).stdout.decode()
     return sum(1 for path in listed.split("\0") if path and DEFAULT.match(path) is not None)
+
+
+def real_facts(count: int) -> list[str]:
+    """COUNT distinct list items of the real agent files and decision records under
+    ../shared/data/notes (the items of 40 to 200 characters, in path order)."""
+    items: list[str] = []
+    for path in sorted(NOTES.rglob("*.md")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            found = re.match(r"\s*[-*] (.{40,200})$", line)
+            if found and found.group(1) not in items:
+                items.append(found.group(1))
+    if len(items) < count:
+        raise SystemExit(f"{NOTES} holds {len(items)} list items, not {count}")
+    return items[:count]
+
+
+def auto_memories(project: Path, home: Path, count: int = 200) -> Path:
+    """COUNT topic files of Claude Code's auto memory of PROJECT, as the real binary writes
+    them (front matter: name, description, metadata.type), each holding one real fact, and
+    their MEMORY.md index."""
+    folder = claude_memory(project, home, {}).folder
+    folder.mkdir(parents=True)
+    kinds = ("project", "feedback", "user", "reference")
+    index = []
+    for n, fact in enumerate(real_facts(count)):
+        name = f"fact-{n:03d}.md"
+        (folder / name).write_text(
+            f"---\nname: fact {n}\ndescription: {fact[:60]}\n"
+            f"metadata:\n  type: {kinds[n % 4]}\n---\n\n{fact}\n"
+        )
+        index.append(f"- [fact {n}]({name}) — {fact[:60]}")
+    (folder / "MEMORY.md").write_text("\n".join(index) + "\n")
+    return folder
 
 
 def thirty(root: Path) -> None:
@@ -263,12 +303,16 @@ def main() -> None:
         small = Path(tmp) / "thirty"
         small.mkdir()
         thirty(small)
+        home = Path(tmp) / "home"
+        auto_memories(small, home)
+        os.environ["HOME"] = str(home)  # the owner finds Claude Code's folder under it
         with open_engine(Path(tmp) / "data30", front="bench", serve=True) as engine:
             started = time.perf_counter()
             result = engine.watch(p.WatchParams(project=str(small), wait=60))
             took = time.perf_counter() - started
             print(
-                f"3. a project with {len(result.notes)} agent files, vectors on (read, embedded, "
+                f"3. a project with {len(result.notes)} note files (30 agent files, 200 auto "
+                f"memories and their index), vectors on (read, embedded, "
                 f"checked for contradictions): {took:.2f} s, indexed {result.indexed}"
             )
         seconds = asyncio.run(lsp_edit_to_warning(small, Path(tmp) / "data-lsp"))
