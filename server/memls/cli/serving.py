@@ -106,7 +106,9 @@ def _serve_socket(ready_fd: int | None) -> None:
     process owns it, wait (bounded) until that one serves, then exit: either way the socket
     is served when `ready_fd` hears "ready"."""
     import os
+    import select
     import signal
+    import socket
     import threading
 
     from memls.daemon import RemoteEngine, open_engine, socket_path
@@ -129,14 +131,26 @@ def _serve_socket(ready_fd: int | None) -> None:
         ready()
         print(f"memls: {engine.directory} is served already; nothing to do", file=sys.stderr)
         return
+    # The kernel hands a process's signal to any of its threads; Python runs the handler
+    # in the main thread only once that thread runs again, and a thread asleep on a lock is
+    # not woken by a signal another thread took. So the main thread sleeps in `select` on
+    # the wakeup socket, which the C handler writes to from whichever thread took it.
     stop = threading.Event()
+    wake, woken = socket.socketpair()
+    woken.setblocking(False)
+    signal.set_wakeup_fd(woken.fileno(), warn_on_full_buffer=False)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     print(f"memls: serving {socket_path(engine.directory)}", file=sys.stderr)
     ready()
     try:
-        stop.wait()
+        while not stop.is_set():
+            select.select([wake], [], [])
+            wake.recv(512)  # the handler has run once `select` returned to Python
     finally:
+        signal.set_wakeup_fd(-1)
+        wake.close()
+        woken.close()
         engine.close()
 
 
