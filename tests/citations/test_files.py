@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memls.citations import git
-from memls.citations.files import MAX_TEXT_BYTES, read, relative
+from memls.citations.files import MAX_TEXT_BYTES, line_count, read, relative
 from memls.errors import InvalidInput
 
 
@@ -80,3 +80,22 @@ def test_git_names_a_rename_in_the_working_tree(project: Path) -> None:
     run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "two")
     assert git.renames(project, base) == {"src/a.py": "src/b.py"}
     assert git.renames(project.parent / "nowhere") == {}
+
+
+def test_a_cited_file_swapped_for_a_link_out_is_not_read(project: Path) -> None:
+    outside = project.parent / "outside.py"
+    outside.write_text("SECRET = 1\n")
+    assert read(project, "src/a.py") is not None
+    os.remove(project / "src" / "a.py")
+    os.symlink(outside, project / "src" / "a.py")
+    assert read(project, "src/a.py") is None
+    assert line_count(project, "src/a.py") == 0
+    os.remove(project / "src" / "a.py")
+    os.symlink(project.parent, project / "src" / "up")
+    assert read(project, "src/up/outside.py") is None
+
+
+def test_a_fifo_named_like_a_cited_file_does_not_hang_the_reader(project: Path) -> None:
+    os.mkfifo(project / "pipe.py")
+    assert read(project, "pipe.py") is None
+    assert line_count(project, "pipe.py") == 0

@@ -14,9 +14,11 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from memls.citations.fingerprint import FileView
 from memls.errors import InvalidInput
+from memls.files import LeadsOut, open_within
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 """Files bigger than this keep a file-level fingerprint only."""
@@ -67,20 +69,23 @@ def relative(root: Path, raw: str, *, field: str) -> str:
     return rel
 
 
-def inside(root: Path, rel: str) -> Path | None:
-    """The file that `rel` names under `root`, or None when it is gone or leads out."""
-    base = _real(str(root))
-    path = os.path.join(base, rel)
+def opened(root: Path, rel: str) -> int | None:
+    """A descriptor of the regular file that `rel` names under `root`, opened without ever
+    following a link out of the folder (`memls.files.open_within`: a link swapped in between
+    a check and the open cannot lead it out); None when it is gone, not a regular file, or
+    leads out."""
+    base = Path(_real(str(root)))
     try:
-        if not _plain_below(base, rel):  # a symlink on the way: where does it lead?
-            path = os.path.realpath(path)
-            if not Path(path).is_relative_to(base):
-                return None
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-    except OSError:
+        _, fd = open_within(base, base / rel)
+    except (LeadsOut, OSError):
         return None
-    return Path(path)
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 @functools.lru_cache(maxsize=64)
@@ -88,33 +93,18 @@ def _real(root: str) -> str:
     return os.path.realpath(root)
 
 
-def _plain_below(base: str, rel: str) -> bool:
-    """No component of `rel` under `base` is a symlink (one lstat per component)."""
-    parts = rel.split("/")
-    if ".." in parts:
-        return False
-    path = base
-    for part in parts:
-        path = os.path.join(path, part)
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            return False
-    return True
-
-
 def read(root: Path, rel: str) -> FileText | None:
     """The cited file's text (or digest); None when it is gone or no longer inside the folder."""
-    real = inside(root, rel)
-    if real is None:
+    fd = opened(root, rel)
+    if fd is None:
         return None
-    try:
-        size = real.stat().st_size
-        if size > MAX_TEXT_BYTES:
-            return FileText(view=None, digest=_digest_file(real))
-        data = real.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        return FileText(view=None, digest=None, error=error.strerror or str(error))
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if os.fstat(fd).st_size > MAX_TEXT_BYTES:
+                return FileText(view=None, digest=_digest(handle))
+            data = handle.read()
+        except OSError as error:
+            return FileText(view=None, digest=None, error=error.strerror or str(error))
     return from_bytes(data)
 
 
@@ -132,19 +122,18 @@ def digest_bytes(data: bytes) -> str:
     return "b:" + hashlib.blake2b(data, digest_size=12).hexdigest()
 
 
-def _digest_file(path: Path) -> str:
+def _digest(handle: BinaryIO) -> str:
     digest = hashlib.blake2b(digest_size=12)
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
+    for chunk in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(chunk)
     return "b:" + digest.hexdigest()
 
 
 def line_count(root: Path, rel: str) -> int:
-    real = inside(root, rel)
-    if real is None:
+    fd = opened(root, rel)
+    if fd is None:
         return 0
-    with open(real, "rb") as handle:
+    with os.fdopen(fd, "rb") as handle:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
 
 
