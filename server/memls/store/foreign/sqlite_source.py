@@ -49,6 +49,8 @@ def problem(path: Path, tool: str, exc: sqlite3.Error) -> InvalidInput:
             f"{path} is locked by another process ({tool} writing?): try again when it is done",
             field="source",
         )
+    if "malformed" in text or "not a database" in text:
+        return InvalidInput(f"{path} is corrupt: {text}", field="source")
     return InvalidInput(f"{path} cannot be read as a {tool} store: {text}", field="source")
 
 
