@@ -20,6 +20,7 @@ import hashlib
 import json
 import re
 import sqlite3
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,7 @@ def _read(
             row[0]: row[1]
             for row in conn.execute("SELECT entity_id, markdown_content FROM note_content")
         }
+    valid = _valid_times(conn)
     notes: dict[int, list[ForeignMemory]] = {}
     for entity in conn.execute(
         "SELECT id, project_id, title, note_type, permalink, file_path, created_at, external_id, "
@@ -145,7 +147,11 @@ def _read(
             store.other_projects += len(observations) or 1
             continue
         notes[entity["id"]] = _memories(
-            entity, observations, bodies.get(entity["id"]), folders[entity["project_id"]], project
+            entity,
+            observations,
+            bodies.get(entity["id"]),
+            (folders[entity["project_id"]], project),
+            valid,
         )
     edges: dict[int, list[ForeignEdge]] = {}
     for rel in conn.execute(
@@ -165,6 +171,25 @@ def _read(
     return store
 
 
+def _valid_times(conn: sqlite3.Connection) -> dict[int, tuple[str | None, str | None]]:
+    """An observation's `@effective[from,until)` qualifier (basic-memory's valid time), by
+    observation id: its bounds as memls's UTC times, an inclusive date bound's day included."""
+    if "memory_time_index" not in src.tables(conn):
+        return {}
+    out = {}
+    for row in conn.execute(
+        "SELECT source_id, range_axis, lower_value, upper_value, upper_inclusive "
+        "FROM memory_time_index WHERE source_type = 'observation' AND time_kind = 'effective' "
+        "AND NOT is_empty"
+    ):
+        until = src.utc(row["upper_value"])
+        if until is not None and row["range_axis"] == "date" and row["upper_inclusive"]:
+            moment = datetime.fromisoformat(until.replace("Z", "+00:00")) + timedelta(days=1)
+            until = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        out[row["source_id"]] = (src.utc(row["lower_value"]), until)
+    return out
+
+
 def _fields(memory: ForeignMemory) -> dict[str, Any]:
     return {f: getattr(memory, f) for f in memory.__struct_fields__}
 
@@ -173,11 +198,11 @@ def _memories(
     entity: sqlite3.Row,
     observations: list[sqlite3.Row],
     markdown: str | None,
-    folder: str,
-    project: Path,
+    folders: tuple[str, Path],
+    valid: dict[int, tuple[str | None, str | None]],
 ) -> list[ForeignMemory]:
     created = src.utc(entity["created_at"], naive_is_local=True) or ""
-    cited = src.inside(Path(folder) / entity["file_path"], project)
+    cited = src.inside(Path(folders[0]) / entity["file_path"], folders[1])
     citations = (ForeignCitation(path=cited),) if cited else ()
     note_key = entity["permalink"] or entity["external_id"]
     note_tags = _note_tags(entity["entity_metadata"])
@@ -189,13 +214,15 @@ def _memories(
             text = f"{text} ({obs['context'].strip()})"
         ordinal = f"-{obs['duplicate_index']}" if obs["duplicate_index"] else ""
         digest = hashlib.sha256(obs["content"].encode()).hexdigest()[:16]
+        since, until = valid.get(obs["id"], (None, None))
         out.append(
             ForeignMemory(
                 key=f"{note_key}/observations{ordinal}/{obs['category']}/{digest}",
                 text=text,
                 type=kind,
                 created_at=created,
-                valid_from=created,
+                valid_from=since or created,
+                valid_until=until,
                 tags=tuple(dict.fromkeys(_tags(obs["tags"]) + note_tags)),
                 citations=citations,
                 source_type=source_type,
