@@ -24,6 +24,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from memls.errors import InvalidInput
 from memls.protocol.base import MEMORY_TYPES, MemoryType
 from memls.store.foreign import sqlite_source as src
@@ -164,9 +166,7 @@ def _read(
             )
     for entity_id, memories in notes.items():
         links = tuple(edges.get(entity_id, ()))
-        store.memories.extend(
-            ForeignMemory(**{**_fields(m), "edges": links}) if links else m for m in memories
-        )
+        store.memories.extend(msgspec.structs.replace(m, edges=links) for m in memories)
     store.memories.sort(key=lambda m: m.created_at)
     return store
 
@@ -188,10 +188,6 @@ def _valid_times(conn: sqlite3.Connection) -> dict[int, tuple[str | None, str | 
             until = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         out[row["source_id"]] = (src.utc(row["lower_value"]), until)
     return out
-
-
-def _fields(memory: ForeignMemory) -> dict[str, Any]:
-    return {f: getattr(memory, f) for f in memory.__struct_fields__}
 
 
 def _memories(
