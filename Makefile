@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test soak lint install clean extension e2e screenshot agents
+.PHONY: run test soak lint install clean extension e2e screenshot agents import-tools
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,10 +31,18 @@ lint: $(STAMP)
 # Debian's tools the tests run, as command:package: headless Neovim (tests/e2e) and strace, which
 # records every connection memls makes (tests/privacy); installed when missing, as root.
 TEST_TOOLS := nvim:neovim strace:strace
-test: $(STAMP) lint
+test: $(STAMP) lint import-tools
 	@for tool in $(TEST_TOOLS); do command -v $${tool%%:*} >/dev/null || (command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && (apt-get install -y -q $${tool#*:} >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $${tool#*:} >/dev/null 2>&1))) || true; done
 	@status=0; $(PY) -m pytest -q $(PYTEST_ARGS) || status=1; \
 	  [ -n "$(SKIP_EXTENSION)" ] || bash extension/scripts/test.sh || status=1; exit $$status
+
+# The other memory tools whose stores `memls import` reads (tests/imports), pinned and built once
+# into .cache/import-tools (ignored): basic-memory from PyPI in a venv of its own (it needs
+# Python 3.12+), claude-mem from npm with the Bun runtime its database module runs on. A tool
+# that cannot be installed here is reported and its tests skip, loudly.
+IMPORT_TOOLS := tests/imports/setup_basic_memory.sh tests/imports/setup_claude_mem.sh
+import-tools:
+	@for setup in $(IMPORT_TOOLS); do bash $$setup >/dev/null || echo "import-tools: $$setup could not install its tool here"; done
 
 # The real agents' tests alone (tests/agents: Claude Code, the Codex CLI and the Gemini CLI
 # headless, their models scripted on loopback; `make test` runs them too). tests/agents/setup.sh
@@ -70,4 +78,5 @@ soak: $(STAMP)
 	set -o pipefail; $(SOAK_ENV) $(PY) -m pytest -q -s -n 0 $(SOAK_TESTS) 2>&1 | tee -a benchmarks/results/soak.txt
 
 clean:
-	rm -rf $(VENV) build *.egg-info server/*.egg-info extension/node_modules extension/dist extension/*.vsix
+	rm -rf $(VENV) build *.egg-info server/*.egg-info extension/node_modules extension/dist extension/*.vsix \
+	  .cache/import-tools

@@ -111,7 +111,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 # the engine's stateful property tests), in the order they start under xdist: longest first,
 # so the many short tests fill the workers' ends instead of one long module running alone at
 # the end (pyproject: --dist loadfile --no-loadscope-reorder keeps this order).
-FIRST = ("e2e", "agents", "reliability", "privacy", "daemon", "engine", "mcp", "lsp")
+FIRST = ("e2e", "agents", "reliability", "privacy", "imports", "daemon", "engine", "mcp", "lsp")
 TESTS = Path(__file__).parent
 
 
