@@ -90,3 +90,41 @@ def test_one_line_in_three_agents_files_is_one_memory_kept_while_a_file_states_i
         assert _find(engine, project, FACT) == []
         log = engine.forgotten(p.ForgottenParams(project=project, reason="source_removed"))
         assert [e.memory_id for e in log.entries if e.memory_id == memory.id] == [memory.id]
+
+
+SAID = "The mobile apps share business logic through Kotlin Multiplatform."
+PARAPHRASE = "Business logic of the mobile apps is shared with Kotlin Multiplatform."
+
+
+def test_a_paraphrase_in_another_agents_file_is_linked_and_kept_by_its_own_file(
+    tmp_path: Path,
+) -> None:
+    """The near-duplicate rule (real models): the paraphrase stays the memory of its own file,
+    linked both ways to the memory it restates; each is forgotten by its own files only."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "AGENTS.md").write_text(f"- {SAID}\n")
+    (root / "GEMINI.md").write_text(f"- {SAID}\n")
+    project = str(root)
+    with open_engine(tmp_path / "data", front="test", serve=True) as engine:
+        _reread(engine, project)
+        (said,) = _find(engine, project, SAID)
+        (root / "CLAUDE.md").write_text(f"# Architecture\n\n- {PARAPHRASE}\n")
+        _reread(engine, project)
+        (other,) = _find(engine, project, PARAPHRASE)
+        (said,) = _find(engine, project, SAID)
+        assert other.restates == [said.id] and said.restates == [other.id]
+        assert _sources(other, root) == [("CLAUDE.md", 3)]
+        assert sorted(_sources(said, root)) == [("AGENTS.md", 1), ("GEMINI.md", 1)]
+
+        # the briefing names every file and the link
+        brief = engine.context(p.ContextParams(project=project)).markdown
+        assert "AGENTS.md:1, GEMINI.md:1" in brief or "GEMINI.md:1, AGENTS.md:1" in brief
+        assert f"restated in other words by {other.id}" in brief
+
+        # the paraphrase's file removed: its wording is forgotten, the other kept, unlinked
+        (root / "CLAUDE.md").unlink()
+        _reread(engine, project)
+        assert _find(engine, project, PARAPHRASE) == []
+        (said,) = _find(engine, project, SAID)
+        assert said.restates == []
