@@ -56,6 +56,9 @@ def test_one_line_in_three_agents_files_is_shown_with_every_file(run, tmp_path):
         "CLAUDE.md:1",
         "GEMINI.md:1",
     ]
+    code, out, err = run("query", "make check", "--project", str(project), "--mode", "lexical")
+    assert code == 0, err
+    assert [line.strip() for line in out.splitlines() if "stated in" in line] == [stated.strip()]
     code, out, err = run("get", memory["id"], "--project", str(project))
     assert code == 0, err
     (sources,) = [line for line in out.splitlines() if line.startswith("sources ")]
