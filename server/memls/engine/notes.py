@@ -279,8 +279,9 @@ def _state(
             else:
                 unchanged += 1
             tx.note_sources.put(row["id"], uri, where, path_scope)
-            if row["stated_scope"] != path_scope or row["path_scope"] != _scope(tx, row["id"]):
-                tx.memories.set_scope(row["id"], _scope(tx, row["id"]))  # front matter, folder
+            scope = _scope(tx, row["id"])
+            if scope != row["path_scope"]:  # a front matter or folder changed
+                tx.memories.set_scope(row["id"], scope)
                 moved.append(row["id"])
             if first:
                 tx.note_units.put(row["id"], unit.section, unit.claim)
