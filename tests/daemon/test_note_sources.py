@@ -128,3 +128,16 @@ def test_a_paraphrase_in_another_agents_file_is_linked_and_kept_by_its_own_file(
         assert _find(engine, project, PARAPHRASE) == []
         (said,) = _find(engine, project, SAID)
         assert said.restates == []
+
+
+def test_a_paraphrase_read_in_the_same_first_scan_is_linked(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "AGENTS.md").write_text(f"- {SAID}\n")
+    (root / "CLAUDE.md").write_text(f"- {PARAPHRASE}\n")
+    project = str(root)
+    with open_engine(tmp_path / "data", front="test", serve=True) as engine:
+        _reread(engine, project)
+        (said,) = _find(engine, project, SAID)
+        (other,) = _find(engine, project, PARAPHRASE)
+        assert said.restates == [other.id] and other.restates == [said.id]
