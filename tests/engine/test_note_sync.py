@@ -54,3 +54,27 @@ def test_same_text_changes_nothing_and_an_empty_file_forgets_everything(engine):
     gone = engine.sync_note(p.SyncNoteParams(uri=URI, text=None, project="n"))
     assert sorted(gone.removed) == sorted(first.added) and gone.added == []
     assert engine.stats(p.StatsParams(project="n")).memories == 0
+
+
+def test_a_line_in_a_nested_and_a_root_file_applies_where_either_applies(engine, tmp_path):
+    """One memory of two files: its scope is both files' together (the whole project while
+    the root file states it), and what is left when one goes."""
+    root = tmp_path / "mono"
+    line = "- Run `make check` before every push.\n"
+
+    def note(path, text):
+        uri = (root / path).as_uri()
+        return engine.sync_note(p.SyncNoteParams(uri=uri, text=text, project=str(root)))
+
+    nested = note("services/api/AGENTS.md", line)
+    (memory_id,) = nested.added
+    assert engine.get(p.GetParams(id=memory_id, project=str(root))).scope == ["services/api/**"]
+    top = note("AGENTS.md", line)
+    assert top.added == [] and top.shared == [memory_id]
+    both = engine.get(p.GetParams(id=memory_id, project=str(root)))
+    assert both.scope == [] and len(both.sources) == 2
+    gone = note("AGENTS.md", None)
+    assert gone.removed == [] and gone.moved == [memory_id]
+    left = engine.get(p.GetParams(id=memory_id, project=str(root)))
+    assert left.scope == ["services/api/**"]
+    assert [s.uri for s in left.sources] == [(root / "services/api/AGENTS.md").as_uri()]

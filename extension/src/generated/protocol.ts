@@ -148,10 +148,12 @@ export interface Memory {
   origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
+  restates?: string[];
   scope?: string[];
   seenAgain?: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
+  sources?: NoteSource[];
   stale?: boolean;
   status: "active" | "superseded";
   supersededBy?: string[];
@@ -173,6 +175,13 @@ export interface ConflictRef {
   current: string;
   id: string;
   newer: string;
+}
+/**
+ * A note file that states a memory, and the lines it stands on there (`SourceRange`).
+ */
+export interface NoteSource {
+  range?: string | null;
+  uri: string;
 }
 /**
  * One reason the scorer saw a contradiction, with the words that triggered it.
@@ -586,11 +595,13 @@ export interface QueryHit {
   origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
+  restates?: string[];
   scope?: string[];
   score: number;
   seenAgain?: number;
   sourceRange?: string | null;
   sourceUri?: string | null;
+  sources?: NoteSource[];
   stale?: boolean;
   status: "active" | "superseded";
   supersededBy?: string[];

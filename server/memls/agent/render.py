@@ -31,10 +31,18 @@ def quote(text: str) -> str:
 
 
 def source(m, project: str | None = None) -> str | None:
-    """`path:lines` for a note unit (path relative to the project when inside it)."""
+    """`path:lines` for a note unit (path relative to the project when inside it); every
+    note file that states it, first first (`AGENTS.md:3, GEMINI.md:7`)."""
     if not m.source_uri:
         return None
-    where = m.source_uri
+    stated = getattr(m, "sources", None) or []
+    if len(stated) > 1:
+        return ", ".join(_source(s.uri, s.range, project) for s in stated)
+    return _source(m.source_uri, m.source_range, project)
+
+
+def _source(uri: str, source_range: str | None, project: str | None) -> str:
+    where = uri
     if where.startswith("file:"):
         path = folder_path(where)
         if path is not None:
@@ -44,12 +52,12 @@ def source(m, project: str | None = None) -> str | None:
                     where = str(path.relative_to(Path(project)))
                 except ValueError:
                     pass
-    match = _RANGE.match(m.source_range or "")
+    match = _RANGE.match(source_range or "")
     if match:
         start, end = int(match.group(1)) + 1, int(match.group(3)) + 1
         where += f":{start}" if start == end else f":{start}-{end}"
-    elif m.source_range:
-        where += f" ({m.source_range})"
+    elif source_range:
+        where += f" ({source_range})"
     return where
 
 
@@ -64,6 +72,8 @@ def standing(m) -> list[str]:
         parts.append("supersedes " + ", ".join(m.supersedes))
     if m.superseded_by:
         parts.append("superseded by " + ", ".join(m.superseded_by))
+    if getattr(m, "restates", None):
+        parts.append("restated in other words by " + ", ".join(m.restates))
     if m.stale:
         parts.append("STALE (the code it cites changed: verify before relying on it)")
     return parts

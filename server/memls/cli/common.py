@@ -272,7 +272,18 @@ def _line(m: protocol.Memory, score: float | None = None) -> str:
     if score is not None:
         head += f" {score:7.3f}"
     text = m.content.replace("\n", " ")
-    return f"{head}  {text[:100] + ('…' if len(text) > 100 else '')}{_marks(m)}"
+    return f"{head}  {text[:100] + ('…' if len(text) > 100 else '')}{_stated(m)}{_marks(m)}"
+
+
+def _stated(m: protocol.Memory) -> str:
+    """Every note file that states it, when more than one does, and the memories of other
+    note files that say the same in other words."""
+    lines = []
+    if len(m.sources) > 1:
+        lines.append("stated in " + wording.place(m, m.project))
+    if m.restates:
+        lines.append("restated in other words by " + ", ".join(m.restates))
+    return "".join(f"\n    {line}" for line in lines)
 
 
 def _marks(m: protocol.Memory) -> str:
@@ -317,6 +328,8 @@ def parse_cite(raw: str, index: int) -> dict[str, Any]:
 
 def _describe(m: protocol.Memory) -> str:
     data = protocol.to_wire(m)
+    if m.sources:  # every note file that states it, as a person reads them
+        data["sources"] = wording.place(m, m.project)
     return "\n".join(f"{k:<15} {v}" for k, v in data.items() if v not in (None, []))
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from memls import protocol
 from memls.protocol import wording
@@ -31,17 +30,11 @@ age = wording.age
 
 
 def source(m: protocol.Memory, project: str) -> str | None:
-    """`AGENTS.md:4` (1-based line), relative to the project when it is inside it."""
+    """`AGENTS.md:4` (1-based line), relative to the project when it is inside it; every
+    note file that states it (`AGENTS.md:4, GEMINI.md:2`)."""
     if not m.source_uri:
         return None
-    parsed = urlparse(m.source_uri)
-    where = unquote(parsed.path) if parsed.scheme == "file" else m.source_uri
-    try:
-        where = Path(where).relative_to(project).as_posix()
-    except ValueError:
-        pass
-    span = protocol.SourceRange.parse(m.source_range)
-    return f"{where}:{span.start_line + 1}" if span is not None else where
+    return wording.place(m, project)
 
 
 def citations(m: protocol.Memory) -> list[str]:
@@ -71,6 +64,8 @@ def entry(m: protocol.Memory, project: str, now: str, *, stale: bool) -> str:
     cited = citations(m)
     if cited:
         facts.append("cites " + ", ".join(cited))
+    if m.restates:  # another note file says the same in other words
+        facts.append("restated in other words by " + ", ".join(m.restates))
     if m.scope:  # a rule for some files only: which, as its agent reads it
         facts.append("applies to " + ", ".join(m.scope))
     mark = "STALE " if stale else ""

@@ -20,6 +20,7 @@ from memls.engine.notes import Notes
 from memls.engine.privacy import StoredSecrets
 from memls.engine.promote import Promote
 from memls.engine.reads import Reads
+from memls.engine.restates import NoteRestatements
 from memls.engine.review import Review
 from memls.engine.shared import Announcer, Clock, Indexing, Units, degraded
 from memls.engine.transfers import Transfers
@@ -31,6 +32,7 @@ from memls.models.tokens import TokenCounter
 from memls.notes import table as notes_table
 from memls.retrieval.pipeline import RetrievalConfig
 from memls.store.citations import cited_projects
+from memls.store.sources import NoteUnitQueries
 from memls.store.unit import Store
 
 
@@ -114,7 +116,14 @@ def compose(
 
     # the write-time checks of a batch just embedded: restatements merged, then the
     # contradiction check of the rest
-    indexer.after_index = functools.partial(writes.after_index, then=conflicts.after_index)
+    # restatements across note files linked in between
+    restatements = NoteRestatements(
+        units, NoteUnitQueries(storage.db, storage.tokens), near, clock, announcer
+    )
+    indexer.after_index = functools.partial(
+        writes.after_index,
+        then=functools.partial(restatements.after_index, then=conflicts.after_index),
+    )
     notes = Notes(
         units,
         clock,

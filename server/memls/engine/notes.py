@@ -26,6 +26,7 @@ from memls.notes import (
 from memls.notes.scope import Scoped, scope_of
 from memls.scope import project_key
 from memls.store.memories import scope_column
+from memls.store.memories import scope_of as scope_of_column
 from memls.store.unit import Tx
 
 _FACTS = msgspec.json.Decoder(NoteFacts)
@@ -146,53 +147,8 @@ class Notes:
         if found:  # the note is the source of truth: its units are kept, their secrets not
             units = [_redacted(unit) for unit in units]
         now = self.clock()
-        added: list[str] = []
-        removed: list[str] = []
-        moved: list[str] = []
-        shared: list[str] = []
-        unchanged = 0
         with self.units.write(project) as tx:
-            existing = {row["canonical_hash"]: row for row in tx.memories.active_by_source(uri)}
-            wanted = index(units)
-            for key, unit in wanted.items():
-                where = protocol.SourceRange(
-                    unit.start_line, unit.start_char, unit.end_line, unit.end_char
-                ).format()
-                row = existing.get(key)
-                if row is not None:
-                    if row["source_range"] != where:
-                        tx.memories.set_range(row["id"], where)
-                        moved.append(row["id"])
-                    else:
-                        unchanged += 1
-                    if row["path_scope"] != path_scope:  # its front matter or folder changed
-                        tx.memories.set_scope(row["id"], path_scope)
-                        moved.append(row["id"])
-                    tx.note_units.put(row["id"], unit.section, unit.claim)
-                    continue
-                other = tx.memories.active_by_canonical(key)
-                if other is not None:
-                    shared.append(other["id"])
-                    continue
-                clear_tombstone(tx, key, now, force=True)
-                memory_id = insert(
-                    tx,
-                    unit.text,
-                    unit.type,
-                    now,
-                    None,
-                    now,
-                    source_uri=uri,
-                    source_range=where,
-                    canonical=key,
-                    path_scope=path_scope,
-                )
-                tx.note_units.put(memory_id, unit.section, unit.claim)
-                added.append(memory_id)
-            for key, row in existing.items():
-                if key not in wanted:
-                    tx.forget(row, "source_removed", now)
-                    removed.append(row["id"])
+            added, removed, moved, shared, unchanged = _state(tx, uri, units, path_scope, now)
             kind: protocol.NoteKind
             if origin:  # an agent's memory: every line a standing statement of its own
                 kind = "instructions"
@@ -206,7 +162,7 @@ class Notes:
                 tx, uri, params.text or "", bool(units), now, kind, origin
             )
         self.indexing.kick()
-        self.announcer.changed(project, "sync", added + removed + moved)
+        self.announcer.changed(project, "sync", added + removed + moved + shared)
         self.announcer.changed(project, "links", relinked)  # the first units of the notes concerned
         return protocol.SyncNoteResult(
             project=project,
@@ -231,8 +187,10 @@ class Notes:
         with self.units.read(project) as tx:
             facts = tx.note_files.facts()
             uris = [u for u, raw in facts.items() if _FACTS.decode(raw).kind == "instructions"]
-            rows = [row for uri in sorted(uris) for row in tx.memories.active_by_source(uri)]
-            return tx.records(rows) if rows else []
+            rows = {
+                row["id"]: row for uri in sorted(uris) for row in tx.note_sources.stated_in(uri)
+            }
+            return tx.records(list(rows.values())) if rows else []
 
     def _origin(self, project: str, uri: str) -> str:
         """The origin a note file was synced with before (a sync that does not say it)."""
@@ -291,3 +249,95 @@ class Notes:
         after = {(r["newer_uri"], r["older_uri"]) for r in tx.note_links.listed()}
         touched = {u for pair in before ^ after for u in pair}
         return list(tx.note_links.anchors(touched).values())
+
+
+def _state(
+    tx: Tx, uri: str, units: list[Any], path_scope: str | None, now: str
+) -> tuple[list[str], list[str], list[str], list[str], int]:
+    """The memories the note `uri` states made its units (see `Notes.sync_note`): a unit
+    another note states already adds this note to that memory's sources; a unit the note no
+    longer states drops this note from its sources, and is forgotten (source_removed) only
+    when no note states it any more. Returns (added, removed, moved, shared, unchanged)."""
+    added: list[str] = []
+    removed: list[str] = []
+    moved: list[str] = []
+    shared: list[str] = []
+    unchanged = 0
+    existing = {row["canonical_hash"]: row for row in tx.note_sources.stated_in(uri)}
+    wanted = index(units)
+    for key, unit in wanted.items():
+        where = protocol.SourceRange(
+            unit.start_line, unit.start_char, unit.end_line, unit.end_char
+        ).format()
+        row = existing.get(key)
+        if row is not None:
+            first = row["source_uri"] == uri
+            if row["stated_range"] != where:
+                if first:
+                    tx.memories.set_range(row["id"], where)
+                moved.append(row["id"])
+            else:
+                unchanged += 1
+            tx.note_sources.put(row["id"], uri, where, path_scope)
+            scope = _scope(tx, row["id"])
+            if scope != row["path_scope"]:  # a front matter or folder changed
+                tx.memories.set_scope(row["id"], scope)
+                moved.append(row["id"])
+            if first:
+                tx.note_units.put(row["id"], unit.section, unit.claim)
+            continue
+        other = tx.memories.active_by_canonical(key)
+        if other is not None:
+            shared.append(other["id"])
+            if tx.note_sources.is_note_unit(other["id"]):  # another note states it too
+                if not tx.note_sources.of_memory(other["id"]) and other["source_uri"]:
+                    tx.note_sources.put(
+                        other["id"],
+                        other["source_uri"],
+                        other["source_range"] or "",
+                        other["path_scope"],
+                    )
+                tx.note_sources.put(other["id"], uri, where, path_scope)
+                scope = _scope(tx, other["id"])
+                if scope != other["path_scope"]:
+                    tx.memories.set_scope(other["id"], scope)
+            continue
+        clear_tombstone(tx, key, now, force=True)
+        memory_id = insert(
+            tx,
+            unit.text,
+            unit.type,
+            now,
+            None,
+            now,
+            source_uri=uri,
+            source_range=where,
+            canonical=key,
+            path_scope=path_scope,
+        )
+        tx.note_sources.put(memory_id, uri, where, path_scope)
+        tx.note_units.put(memory_id, unit.section, unit.claim)
+        added.append(memory_id)
+    for key, row in existing.items():
+        if key in wanted:
+            continue
+        left = tx.note_sources.drop(row["id"], uri)
+        if not left:
+            tx.forget(row, "source_removed", now)
+            removed.append(row["id"])
+            continue
+        if row["source_uri"] == uri:  # its first source went: the next is first now
+            tx.memories.set_source(row["id"], left[0]["uri"], left[0]["source_range"])
+        if _scope(tx, row["id"]) != row["path_scope"]:
+            tx.memories.set_scope(row["id"], _scope(tx, row["id"]))
+        moved.append(row["id"])
+    return added, removed, moved, shared, unchanged
+
+
+def _scope(tx: Tx, memory_id: str) -> str | None:
+    """The files a memory of notes applies to: those of every note that states it (the whole
+    project when one of them applies to it all)."""
+    scopes = [row["path_scope"] for row in tx.note_sources.of_memory(memory_id)]
+    if not scopes or any(scope is None for scope in scopes):
+        return None
+    return scope_column(dict.fromkeys(glob for scope in scopes for glob in scope_of_column(scope)))

@@ -52,6 +52,13 @@ class Citation(Wire):
     diff: str | None = None
 
 
+class NoteSource(Wire):
+    """A note file that states a memory, and the lines it stands on there (`SourceRange`)."""
+
+    uri: str
+    range: str | None = None
+
+
 class Memory(Wire):
     id: str
     project: str
@@ -82,6 +89,12 @@ class Memory(Wire):
     #: the files it applies to, globs relative to the project folder (a nested instruction
     #: file's folder, a rules file's front matter); empty: the whole project
     scope: list[str] = []
+    #: every note file that states it, first first (`sourceUri`/`sourceRange` are the first):
+    #: it is forgotten only when none states it any more
+    sources: list[NoteSource] = []
+    #: memories of other note files that say the same in other words (the near-duplicate
+    #: rule), either way: each kept, and forgotten, by its own files
+    restates: list[str] = []
 
 
 class Explain(Wire):

@@ -73,16 +73,24 @@ def age(recorded_at: str, now: str) -> str:
 def place(memory: Memory, project: str) -> str:
     """Where a statement is, as a person reads it: `path:line` with the path relative to the
     project's folder (when the project is named by its folder, as editors name it), the file
-    path otherwise; "a stored memory" when it comes from no file."""
+    path otherwise; every note file that states it, first first (`AGENTS.md:3, GEMINI.md:7`);
+    "a stored memory" when it comes from no file."""
     if not memory.source_uri:
         return "a stored memory"
-    parts = urlsplit(memory.source_uri)
-    path = unquote(parts.path) if parts.scheme == "file" else memory.source_uri
+    stated = [(s.uri, s.range) for s in memory.sources] or [
+        (memory.source_uri, memory.source_range)
+    ]
+    return ", ".join(_place(uri, where, project) for uri, where in stated)
+
+
+def _place(uri: str, source_range: str | None, project: str) -> str:
+    parts = urlsplit(uri)
+    path = unquote(parts.path) if parts.scheme == "file" else uri
     try:
         shown = PurePosixPath(path).relative_to(PurePosixPath(project)).as_posix()
     except ValueError:
         shown = path
-    where = SourceRange.parse(memory.source_range)
+    where = SourceRange.parse(source_range)
     return f"{shown}:{where.start_line + 1}" if where is not None else shown
 
 

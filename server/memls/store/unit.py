@@ -29,6 +29,7 @@ from memls.store.memories import Memories, to_memories
 from memls.store.notes import NoteFiles, NoteLinks, NoteUnits
 from memls.store.outbox import Outbox, OutboxQueue
 from memls.store.search import SearchQueries
+from memls.store.sources import NoteRestates, NoteSources
 from memls.store.tokens import TOKENS_DB, TokenVectors
 
 
@@ -52,6 +53,8 @@ class Tx:
         self.note_units = NoteUnits(conn, project)
         self.note_files = NoteFiles(conn, project)
         self.note_links = NoteLinks(conn, project)
+        self.note_sources = NoteSources(conn, project)
+        self.note_restates = NoteRestates(conn, project)
         self.citations = Citations(conn, project)
 
     def audit(self, op: str, memory_id: str | None, at: str, **detail: Any) -> None:
