@@ -119,3 +119,54 @@ def test_a_token_of_the_same_service_with_a_random_part_is_refused():
     token = "xoxb-422460291052-4185755453269-YJ2gClNbc7Hrd0APsmYaUSRC"
     (finding,) = secrets.find(f"the bot posts with {token}")
     assert finding.kind == "slack-token"
+
+
+# values marked `SAMPLE`, as TruffleHog's allowlist reads them (FAKE otherwise)
+SAMPLE_MARKED = [
+    "stripe: sk_live_SAMPLE9vX4mZ8rW1pL5nB7cY3",
+    "token: ghp_SAMPLEk2Tq9vX4mZ8rW1pL5nB7cY3hJ6dF0a",
+    "api_key = 'Sample7Tq9vX4mZ8rW1pL5nB7cY3hJ6d'",
+]
+SAMPLE_UNMARKED = [
+    ("stripe: sk_live_Q7RKT9vX4mZ8rW1pL5nB7cY3", "sk_live_Q7RKT9vX4mZ8rW1pL5nB7cY3"),
+    (
+        "token: ghp_Q7RK2Tq9vX4mZ8rW1pL5nB7cY3hJ6dF0aWx",
+        "ghp_Q7RK2Tq9vX4mZ8rW1pL5nB7cY3hJ6dF0aWx",
+    ),
+]
+
+
+@pytest.mark.parametrize("text", SAMPLE_MARKED)
+def test_a_value_marked_sample_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), SAMPLE_UNMARKED)
+def test_the_same_place_without_the_marker_is_refused(text, secret):
+    assert secret in [text[f.start : f.end] for f in secrets.find(text)]
+
+
+# code that reads the secret from elsewhere, assigned to a secret's name
+CODE_REFERENCES = [
+    "CLIENT_SECRET = settings.GITHUB_API_SECRET",
+    "api_key = process.env.API_KEY",
+    "password = config.dbPassword",
+    "secret_key: Rails.application.credentials.secret_key_base",
+    "db_password = self::DB_PASSWORD",
+]
+# the same places holding a value with a digit or a character no name has: a secret
+NOT_CODE = [
+    ("SECRET_KEY = Xk9.pQ2mZvR7wL", "Xk9.pQ2mZvR7wL"),
+    ("password = hunter2.Xq9", "hunter2.Xq9"),
+    ("api_key = q8Rz2LmN.Tq7vK2mZ9xRw4bN8pL3c", "q8Rz2LmN.Tq7vK2mZ9xRw4bN8pL3c"),
+]
+
+
+@pytest.mark.parametrize("text", CODE_REFERENCES)
+def test_code_that_reads_a_secret_from_elsewhere_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), NOT_CODE)
+def test_a_dotted_value_that_is_not_a_path_of_names_is_refused(text, secret):
+    assert secret in [text[f.start : f.end] for f in secrets.find(text)]

@@ -21,12 +21,23 @@ _VARIABLE = re.compile(r"\$\{|\$\(|\{\{|^\$[A-Za-z_]")
 _CAPS_WORD = re.compile(r"^[A-Z][A-Z_\-]*$")
 _RUN = re.compile(r"(.)\1{5,}")
 _QUOTES = "\"'`"
+# a name in words, without digits: `settings`, `GITHUB_API_SECRET`, `apiKey`, `SecretKey`
+_NAME = r"(?:[a-z]+(?:_[a-z]+)*|[A-Z]+(?:_[A-Z]+)*|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+)+)"
+_CODE_PATH = re.compile(rf"^_?{_NAME}(?:(?:\.|::|->){_NAME})+(?:\([^()]*\)|\[[^\[\]]*\])?$")
 
 
 def is_reference(value: str) -> bool:
-    """A variable reference or a bracketed name (`${DB_PASSWORD:-postgres}`, `<token>`)."""
+    """A variable reference, a bracketed name (`${DB_PASSWORD:-postgres}`, `<token>`), or code
+    that reads the secret from elsewhere: a path of names in words, with no digit, perhaps
+    called or indexed (`settings.GITHUB_API_SECRET`, `process.env.API_KEY`,
+    `os.environ.get("TOKEN")`)."""
     v = value.strip().strip(_QUOTES)
-    return not v or _WRAPPED.match(v) is not None or _VARIABLE.search(v) is not None
+    return (
+        not v
+        or _WRAPPED.match(v) is not None
+        or _VARIABLE.search(v) is not None
+        or _CODE_PATH.match(v) is not None
+    )
 
 
 def _sequence(value: str) -> bool:
