@@ -4,7 +4,8 @@ first run on it, a part rules may be tuned on (`tune`) and a part only reported 
 
 - TruffleHog's per-detector pattern tests (benchmarks/data/secrets/trufflehog_corpus.py);
 - Nosey Parker's rule examples and negative examples, secretlint's rule snapshots,
-  detect-secrets' plugin test tables and ripsecrets' test files
+  detect-secrets' plugin test tables, ripsecrets' test files and semgrep-rules' annotated
+  tests of its hard-coded credential rules
   (benchmarks/data/secrets/rule_examples_corpus.py).
 
 A false pattern that holds a credential of its set, or a near-copy of one of its own rule's, is
@@ -16,7 +17,7 @@ credential cases a candidate refuses (Nosey Parker's examples include placeholde
 
     python benchmarks/secrets_untuned.py --gitleaks GIT_DIR --trufflehog GIT_DIR \
         --noseyparker GIT_DIR --secretlint GIT_DIR --detect-secrets GIT_DIR \
-        --ripsecrets GIT_DIR [--candidates memls,memls@COMMIT] [--show PART]
+        --ripsecrets GIT_DIR --semgrep GIT_DIR [--candidates memls,memls@COMMIT] [--show PART]
 
 `--show tune` prints the false patterns of the tune parts that a candidate refuses (what rules
 may be written on); `--show report` does the same for the report parts, for reading after the
@@ -42,7 +43,7 @@ import gitleaks_corpus
 import rule_examples_corpus
 import trufflehog_corpus
 
-SOURCES = ("trufflehog", "noseyparker", "secretlint", "detect-secrets", "ripsecrets")
+SOURCES = ("trufflehog", "noseyparker", "secretlint", "detect-secrets", "ripsecrets", "semgrep")
 
 
 def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
@@ -69,6 +70,7 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
             rule_examples_corpus.load_ripsecrets,
             rule_examples_corpus.RIPSECRETS,
         ),
+        "semgrep": (args.semgrep, rule_examples_corpus.load_semgrep, rule_examples_corpus.SEMGREP),
     }
     out = []
     for source, (git_dir, load, pinned) in loaded.items():

@@ -15,7 +15,12 @@ written:
   `pytest.mark.parametrize` table of a line and whether the plugin must flag it
   (`tests/plugins/*_test.py`, read with `ast`, the forms the tables use evaluated);
 - ripsecrets (github.com/sirwart/ripsecrets, MIT): `test/none`, lines in which nothing may be
-  found, and `test/one_per_line/*` and `test/one_per_file/*`, credentials.
+  found, and `test/one_per_line/*` and `test/one_per_file/*`, credentials;
+- semgrep-rules (github.com/semgrep/semgrep-rules, LGPL-2.1 with the Commons Clause): the test
+  files of the rules that report a credential written into code (`generic/secrets/security/`,
+  and the rules named for a hard-coded or static credential), each line after a `ruleid:`
+  annotation a credential and each after an `ok:` one a false pattern (gitleaks' rules that
+  semgrep carries, `generic/secrets/gitleaks/`, are left out).
 
 Nothing of any is kept in this repository: the corpus is rebuilt from the snapshots on each
 run and printed only as counts and a digest. The false patterns are labelled as TruffleHog's
@@ -25,9 +30,10 @@ whole of gitleaks reports.
 
 Each rule file (Nosey Parker, `noseyparker/aws`), rule package (secretlint,
 `secretlint/secretlint-rule-aws`) or test file (`detect-secrets/aws_key_test`,
-`ripsecrets/none`) goes to one of two parts by the first byte of sha256 of that
-name (trufflehog_corpus.part): even is the part rules may be tuned on, odd the part only
-reported. The split was fixed before memls was first run on any of these sets.
+`ripsecrets/none`, `semgrep/python/boto3/security/hardcoded-token.py`) goes to one of two
+parts by the first byte of sha256 of that name (trufflehog_corpus.part): even is the part
+rules may be tuned on, odd the part only reported. The split of each set was fixed before
+memls was first run on it.
 """
 
 from __future__ import annotations
@@ -50,6 +56,9 @@ SL_PACKAGES = "packages/@secretlint/"
 DETECT_SECRETS = "5e141933554a0b74e7341841f318be21e895339c"
 DS_TESTS = "tests/plugins/"
 RIPSECRETS = "416e9d04d6ba8941fc3106bf986b6c8aa875767e"
+SEMGREP = "157ae4706d7f54aa33647332f234dd68f30da195"
+SG_SECRETS = "generic/secrets/security/"
+SG_NAMES = ("hardcode", "hard-code", "static-credentials", "in-source-code")
 # secretlint rules whose findings are not a credential's format, or that only test the tool
 SL_NOT_FORMATS = frozenset(
     {
@@ -267,5 +276,45 @@ def load_ripsecrets(git_dir: Path, commit: str = RIPSECRETS) -> list[Detector]:
                     d.cases.append(
                         Case(d.detector, path, line, _value_of(line) if credential else [])
                     )
+        out.append(d)
+    return out
+
+
+# --- semgrep-rules' test files --------------------------------------------------------------
+
+_ANNOTATION = re.compile(r"^\s*(?:#|//|<!--|--|/\*|\*)\s*(ruleid|ok)\s*:", re.IGNORECASE)
+
+
+def _semgrep_rule(path: str) -> bool:
+    """A rule that reports a credential written into code or configuration: the generic
+    secrets rules, and those named for a hard-coded or static credential."""
+    stem = Path(path).name.split(".")[0]
+    return path.startswith(SG_SECRETS) or any(w in stem for w in SG_NAMES)
+
+
+def load_semgrep(git_dir: Path, commit: str = SEMGREP) -> list[Detector]:
+    """One detector per rule test file: the line after each `ruleid:` annotation is a
+    credential, the line after each `ok:` one a false pattern."""
+    out = []
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
+        if Path(path).suffix in (".yaml", ".yml", ".md") or ".fixed." in path:
+            continue
+        if not _semgrep_rule(path) or path.startswith("generic/secrets/gitleaks/"):
+            continue
+        try:
+            lines = _blob(git_dir, commit, path).decode().splitlines()
+        except UnicodeDecodeError:
+            continue
+        d = Detector(f"semgrep/{path}")
+        for i, line in enumerate(lines):
+            m = _ANNOTATION.match(line)
+            if m is None:
+                continue
+            nxt = next((t for t in lines[i + 1 :] if t.strip() and not _ANNOTATION.match(t)), None)
+            if nxt is None:
+                d.unread += 1
+                continue
+            credential = m.group(1).lower() == "ruleid"
+            d.cases.append(Case(d.detector, m.group(1), nxt, _value_of(nxt) if credential else []))
         out.append(d)
     return out
