@@ -170,3 +170,33 @@ def test_code_that_reads_a_secret_from_elsewhere_is_stored(text):
 @pytest.mark.parametrize(("text", "secret"), NOT_CODE)
 def test_a_dotted_value_that_is_not_a_path_of_names_is_refused(text, secret):
     assert secret in [text[f.start : f.end] for f in secrets.find(text)]
+
+
+# what anyone may read of a thing, or code around a name, where a reading expects a secret
+NOT_SECRETS = [
+    # a digest named by its algorithm (an image id, an image pinned by digest)
+    'ImageID: "SHA256:AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5sUoIiPq0Wn"',
+    "image: https://registry.internal:4443/team/api@sha256:"
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    # an identifier in words with an acronym before them, where a token form matches
+    "kind: APDosLogConf",
+    # a name closing the code around it
+    "new FacebookStrategy({clientSecret:config})",
+]
+# the same places holding what could be a secret
+STILL_SECRETS = [
+    ('ImageID: "AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5s"', "AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5s"),
+    ("url = https://deploy:4443Qx9z@registry.internal/api", "4443Qx9z"),
+    ("kind: AP6xK2mZ9qR4tWvB", "AP6xK2mZ9qR4tWvB"),
+    ('new FacebookStrategy({clientSecret:"q8Rz2LmNTq7vK2mZ9x"})', "q8Rz2LmNTq7vK2mZ9x"),
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_a_digest_an_identifier_or_a_name_in_code_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), STILL_SECRETS)
+def test_what_could_be_a_secret_in_those_places_is_refused(text, secret):
+    assert any(secret in text[f.start : f.end] for f in secrets.find(text))

@@ -84,8 +84,8 @@ def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
 def _stands_for_one(kind: str, span: str, word: str) -> bool:
     """A placeholder (the span, or the word it stands in), for a password a plain word, and
     for a token form (detect-secrets gives its forms no entropy floor) one with nothing
-    random in it."""
-    if forms.is_placeholder(span) or forms.is_placeholder(word):
+    random in it; a digest named by its algorithm."""
+    if forms.is_placeholder(span) or forms.is_placeholder(word) or forms.is_digest(span):
         return True
     if kind not in _GENERIC_KINDS and kind not in _PASSWORD_KINDS and forms.is_hollow(span):
         return True

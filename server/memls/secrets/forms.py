@@ -12,7 +12,15 @@ import binascii
 import re
 from collections.abc import Iterator
 
-__all__ = ["forms", "is_example", "is_hollow", "is_placeholder", "is_plain", "is_reference"]
+__all__ = [
+    "forms",
+    "is_digest",
+    "is_example",
+    "is_hollow",
+    "is_placeholder",
+    "is_plain",
+    "is_reference",
+]
 
 # --- placeholders ---------------------------------------------------------------------------
 
@@ -24,6 +32,16 @@ _QUOTES = "\"'`"
 # a name in words, without digits: `settings`, `GITHUB_API_SECRET`, `apiKey`, `SecretKey`
 _NAME = r"(?:[a-z]+(?:_[a-z]+)*|[A-Z]+(?:_[A-Z]+)*|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+)+)"
 _CODE_PATH = re.compile(rf"^_?{_NAME}(?:(?:\.|::|->){_NAME})+(?:\([^()]*\)|\[[^\[\]]*\])?$")
+
+
+_DIGEST = re.compile(r"^[\"'`]?(?:sha(?:1|224|256|384|512)|md5)[:=]", re.IGNORECASE)
+
+
+def is_digest(value: str) -> bool:
+    """A digest or a fingerprint named by its algorithm (`sha256:35f1ea...`, an image id
+    `SHA256:AP1Ay...`, an SSH key's fingerprint): what anyone may read of a thing, not a
+    secret."""
+    return _DIGEST.match(value.strip()) is not None
 
 
 def is_reference(value: str) -> bool:
@@ -139,14 +157,15 @@ def is_placeholder(value: str) -> bool:
 
 
 _RANDOM_RUN = re.compile(r"[A-Za-z0-9]+")
-_WORDS = re.compile(r"[a-z]+|(?:[A-Z][a-z]+){3,}")
+_WORDS = re.compile(r"[a-z]+|(?:[A-Z][a-z]+){3,}|[A-Z]{1,3}(?:[A-Z][a-z]{2,}){3,}")
 _RANDOM_PART = 8  # characters of the shortest random part of a service's token
 
 
 def is_hollow(token: str) -> bool:
     """A token in a service's format with nothing random in it: its random part (the longest
-    run of letters and digits) shorter than any service issues, or words (`xoxb-12345-abcd234`,
-    `xoxp-1-initial`, `xoxp-1-SlackAppConfigurationAccessTokenHere`)."""
+    run of letters and digits) shorter than any service issues, or words, an acronym before
+    them or not (`xoxb-12345-abcd234`, `xoxp-1-initial`,
+    `xoxp-1-SlackAppConfigurationAccessTokenHere`, `APDosLogConf`)."""
     part = max(_RANDOM_RUN.findall(token), key=len, default="")
     return len(part) < _RANDOM_PART or _WORDS.fullmatch(part) is not None
 
@@ -155,9 +174,10 @@ _PLAIN = re.compile(r"^(?:[a-z]+(?:[-_.:/][a-z]+)*|[A-Z]+(?:[-_.:/][A-Z]+)*)$")
 
 
 def is_plain(value: str) -> bool:
-    """Plain words in one case, joined or not (`required`, `api-key`, `db_password`): a name,
-    not a password."""
-    return _PLAIN.match(value.strip().strip(_QUOTES)) is not None
+    """Plain words in one case, joined or not (`required`, `api-key`, `db_password`), perhaps
+    closing the code around them (`config})` in `{clientSecret:config}`): a name, not a
+    password."""
+    return _PLAIN.match(value.strip().strip(_QUOTES).rstrip(")]};,")) is not None
 
 
 def _weak(value: str) -> bool:
@@ -175,6 +195,8 @@ _URL = re.compile(
     r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^\s:/@'\"`]*):(?P<secret>[^\s'\"`]+?)"
     r"@(?=[A-Za-z0-9\[][\w.\-\[\]:%]*(?:[/?#\s'\"`),;>]|$))"
 )
+
+_PORT_PATH = re.compile(r"\d{1,5}/")
 
 # curl -u user:pass, --user user:pass, --user=user:pass, -uuser:pass
 _USER_FLAG = re.compile(
@@ -240,7 +262,8 @@ def _strong(value: str) -> bool:
 def forms(line: str) -> Iterator[tuple[str, str, int, int]]:
     """(kind, label, start, end) of each credential the readings find in `line`."""
     for m in _URL.finditer(line):
-        if not _weak(m.group("secret")):
+        # `host.example:4443/path@sha256:...`: a port and a path, not a password
+        if not _weak(m.group("secret")) and _PORT_PATH.match(m.group("secret")) is None:
             yield "url-password", "Password in URL", m.start("secret"), m.end("secret")
     for m in _USER_FLAG.finditer(line):
         pair = f"{m.group('user')}:{m.group('secret')}"
