@@ -5,7 +5,7 @@ first run on it, a part rules may be tuned on (`tune`) and a part only reported 
 - TruffleHog's per-detector pattern tests (benchmarks/data/secrets/trufflehog_corpus.py);
 - Nosey Parker's rule examples and negative examples, secretlint's rule snapshots,
   detect-secrets' plugin test tables, ripsecrets' test files and semgrep-rules' annotated
-  tests of its hard-coded credential rules
+  tests of its hard-coded credential rules, and Titus' rule examples that Nosey Parker's lack
   (benchmarks/data/secrets/rule_examples_corpus.py).
 
 A false pattern that holds a credential of its set, or a near-copy of one of its own rule's, is
@@ -17,7 +17,8 @@ credential cases a candidate refuses (Nosey Parker's examples include placeholde
 
     python benchmarks/secrets_untuned.py --gitleaks GIT_DIR --trufflehog GIT_DIR \
         --noseyparker GIT_DIR --secretlint GIT_DIR --detect-secrets GIT_DIR \
-        --ripsecrets GIT_DIR --semgrep GIT_DIR [--candidates memls,memls@COMMIT] [--show PART]
+        --ripsecrets GIT_DIR --semgrep GIT_DIR --titus GIT_DIR \
+        [--candidates memls,memls@COMMIT] [--show PART]
 
 `--show tune` prints the false patterns of the tune parts that a candidate refuses (what rules
 may be written on); `--show report` does the same for the report parts, for reading after the
@@ -43,7 +44,15 @@ import gitleaks_corpus
 import rule_examples_corpus
 import trufflehog_corpus
 
-SOURCES = ("trufflehog", "noseyparker", "secretlint", "detect-secrets", "ripsecrets", "semgrep")
+SOURCES = (
+    "trufflehog",
+    "noseyparker",
+    "secretlint",
+    "detect-secrets",
+    "ripsecrets",
+    "semgrep",
+    "titus",
+)
 
 
 def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
@@ -71,6 +80,11 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
             rule_examples_corpus.RIPSECRETS,
         ),
         "semgrep": (args.semgrep, rule_examples_corpus.load_semgrep, rule_examples_corpus.SEMGREP),
+        "titus": (
+            args.titus,
+            lambda g: rule_examples_corpus.load_titus(g, args.noseyparker),
+            rule_examples_corpus.TITUS,
+        ),
     }
     out = []
     for source, (git_dir, load, pinned) in loaded.items():
@@ -78,11 +92,18 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
             continue
         detectors = load(git_dir)
         labelled = trufflehog_corpus.labelled(detectors)
+        if source == "titus":  # read by no one here: all of it is only reported
+            labelled = [("report", label, text) for _, label, text in labelled]
         count = Counter((p, label) for p, label, _ in labelled)
         print(
             f"{source} {pinned[:12]}: {len(detectors)} rule groups "
-            f"({sum(trufflehog_corpus.part(d.detector) == 'tune' for d in detectors)} tune, "
-            f"the rest report), {sum(len(d.cases) for d in detectors)} cases read, "
+            + (
+                "(all report), "
+                if source == "titus"
+                else f"({sum(trufflehog_corpus.part(d.detector) == 'tune' for d in detectors)} "
+                "tune, the rest report), "
+            )
+            + f"{sum(len(d.cases) for d in detectors)} cases read, "
             f"{sum(d.unread for d in detectors)} not read; distinct texts per part: "
             + ", ".join(f"{p} {label} {n}" for (p, label), n in sorted(count.items()))
             + f"; digest {trufflehog_corpus.digest(labelled)}"

@@ -20,7 +20,10 @@ written:
   files of the rules that report a credential written into code (`generic/secrets/security/`,
   and the rules named for a hard-coded or static credential), each line after a `ruleid:`
   annotation a credential and each after an `ok:` one a false pattern (gitleaks' rules that
-  semgrep carries, `generic/secrets/gitleaks/`, are left out).
+  semgrep carries, `generic/secrets/gitleaks/`, are left out);
+- Titus (github.com/praetorian-inc/titus, Apache-2.0), Nosey Parker's successor: its rules'
+  examples and negative examples less those Nosey Parker's rules hold, all of them a part only
+  reported (added after the rules written on the other sets' report parts, below).
 
 Nothing of any is kept in this repository: the corpus is rebuilt from the snapshots on each
 run and printed only as counts and a digest. The false patterns are labelled as TruffleHog's
@@ -57,6 +60,8 @@ DETECT_SECRETS = "5e141933554a0b74e7341841f318be21e895339c"
 DS_TESTS = "tests/plugins/"
 RIPSECRETS = "416e9d04d6ba8941fc3106bf986b6c8aa875767e"
 SEMGREP = "157ae4706d7f54aa33647332f234dd68f30da195"
+TITUS = "369d8dc4359a2d70629e0fe7732d3244a3315efc"
+TITUS_RULES = "pkg/rule/rules/"
 SG_SECRETS = "generic/secrets/security/"
 SG_NAMES = ("hardcode", "hard-code", "static-credentials", "in-source-code")
 # secretlint rules whose findings are not a credential's format, or that only test the tool
@@ -100,20 +105,33 @@ def _matched(pattern: str, text: str) -> list[str]:
     return [v for v in found if v] or [text]
 
 
-def load_noseyparker(git_dir: Path, commit: str = NOSEYPARKER) -> list[Detector]:
+def load_noseyparker(
+    git_dir: Path, commit: str = NOSEYPARKER, rules: str = NP_RULES, name: str = "noseyparker"
+) -> list[Detector]:
     """One detector per rule file, its rules' examples as credentials and their negative
     examples as false patterns."""
     out = []
-    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, NP_RULES).split():
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, rules).split():
         if not path.endswith(".yml"):
             continue
-        d = Detector(f"noseyparker/{Path(path).stem}")
+        d = Detector(f"{name}/{Path(path).stem}")
         for rule in yaml.safe_load(_git(git_dir, "show", f"{commit}:{path}")).get("rules", []):
             for text in rule.get("examples") or []:
                 d.cases.append(Case(d.detector, rule["id"], text, _matched(rule["pattern"], text)))
             for text in rule.get("negative_examples") or []:
                 d.cases.append(Case(d.detector, rule["id"], text, []))
         out.append(d)
+    return out
+
+
+def load_titus(git_dir: Path, np_dir: Path, commit: str = TITUS) -> list[Detector]:
+    """Titus' rules (Nosey Parker's successor, the same format), less every text that Nosey
+    Parker's rules at NOSEYPARKER hold: what is left was read by no one here before it was
+    measured, so it is all a part only reported."""
+    seen = {c.text for d in load_noseyparker(np_dir) for c in d.cases}
+    out = load_noseyparker(git_dir, commit, TITUS_RULES, "titus")
+    for d in out:
+        d.cases = [c for c in d.cases if c.text not in seen]
     return out
 
 
