@@ -121,9 +121,11 @@ def test_a_token_of_the_same_service_with_a_random_part_is_refused():
     assert finding.kind == "slack-token"
 
 
-# values marked `SAMPLE`, as TruffleHog's allowlist reads them (FAKE otherwise)
+# values marked `SAMPLE` or `FAKE`, as TruffleHog's and detect-secrets' allowlists read them
+# (FAKE otherwise)
 SAMPLE_MARKED = [
     "stripe: sk_live_SAMPLE9vX4mZ8rW1pL5nB7cY3",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEYQ9",
     "token: ghp_SAMPLEk2Tq9vX4mZ8rW1pL5nB7cY3hJ6dF0a",
     "api_key = 'Sample7Tq9vX4mZ8rW1pL5nB7cY3hJ6d'",
 ]
@@ -153,12 +155,15 @@ CODE_REFERENCES = [
     "password = config.dbPassword",
     "secret_key: Rails.application.credentials.secret_key_base",
     "db_password = self::DB_PASSWORD",
+    'sb.append("MasterUserPassword: " + getMasterUserPassword() + ",");',
 ]
 # the same places holding a value with a digit or a character no name has: a secret
 NOT_CODE = [
     ("SECRET_KEY = Xk9.pQ2mZvR7wL", "Xk9.pQ2mZvR7wL"),
     ("password = hunter2.Xq9", "hunter2.Xq9"),
     ("api_key = q8Rz2LmN.Tq7vK2mZ9xRw4bN8pL3c", "q8Rz2LmN.Tq7vK2mZ9xRw4bN8pL3c"),
+    ('api_key = getKey("sk_live_Q7RKT9vX4mZ8rW1pL5nB7cY3")', "sk_live_Q7RKT9vX4mZ8rW1pL5nB7cY3"),
+    ("password = decrypt(q8Rz2LmNTq7vK2mZ9x)", "q8Rz2LmNTq7vK2mZ9x"),
 ]
 
 
@@ -169,7 +174,7 @@ def test_code_that_reads_a_secret_from_elsewhere_is_stored(text):
 
 @pytest.mark.parametrize(("text", "secret"), NOT_CODE)
 def test_a_dotted_value_that_is_not_a_path_of_names_is_refused(text, secret):
-    assert secret in [text[f.start : f.end] for f in secrets.find(text)]
+    assert any(secret in text[f.start : f.end] for f in secrets.find(text))
 
 
 # what anyone may read of a thing, or code around a name, where a reading expects a secret
@@ -178,6 +183,8 @@ NOT_SECRETS = [
     'ImageID: "SHA256:AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5sUoIiPq0Wn"',
     "image: https://registry.internal:4443/team/api@sha256:"
     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    # a cloud resource's name
+    'IAMUserChangePassword = "arn:aws:iam::aws:policy/IAMUserChangePassword"',
     # an identifier in words with an acronym before them, where a token form matches
     "kind: APDosLogConf",
     # a name closing the code around it
@@ -188,6 +195,7 @@ STILL_SECRETS = [
     ('ImageID: "AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5s"', "AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5s"),
     ("url = https://deploy:4443Qx9z@registry.internal/api", "4443Qx9z"),
     ("kind: AP6xK2mZ9qR4tWvB", "AP6xK2mZ9qR4tWvB"),
+    ('db_password = "arm:aws:Qx9zK2mZ9qR4tWvB7nL3"', "arm:aws:Qx9zK2mZ9qR4tWvB7nL3"),
     ('new FacebookStrategy({clientSecret:"q8Rz2LmNTq7vK2mZ9x"})', "q8Rz2LmNTq7vK2mZ9x"),
 ]
 

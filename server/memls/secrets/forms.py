@@ -14,11 +14,11 @@ from collections.abc import Iterator
 
 __all__ = [
     "forms",
-    "is_digest",
     "is_example",
     "is_hollow",
     "is_placeholder",
     "is_plain",
+    "is_public",
     "is_reference",
 ]
 
@@ -31,24 +31,33 @@ _RUN = re.compile(r"(.)\1{5,}")
 _QUOTES = "\"'`"
 # a name in words, without digits: `settings`, `GITHUB_API_SECRET`, `apiKey`, `SecretKey`
 _NAME = r"(?:[a-z]+(?:_[a-z]+)*|[A-Z]+(?:_[A-Z]+)*|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+)+)"
-_CODE_PATH = re.compile(rf"^_?{_NAME}(?:(?:\.|::|->){_NAME})+(?:\([^()]*\)|\[[^\[\]]*\])?$")
+_PATH = rf"_?{_NAME}(?:(?:\.|::|->){_NAME})*"
+# a call's arguments: names, quoted names and small numbers, never a literal that could be one
+_ARGS = rf"\((?:\s*(?:[\"']{_NAME}[\"']|{_PATH}|\d{{1,4}})\s*,?)*\)"
+_CODE_PATH = re.compile(
+    rf"^(?:[+.|&]+\s*)?(?:{_PATH}{_ARGS}|_?{_NAME}(?:(?:\.|::|->){_NAME})+(?:\[[^\[\]]*\])?)"
+    r"(?:\s*[+.|&,;]+)?$"
+)
 
 
 _DIGEST = re.compile(r"^[\"'`]?(?:sha(?:1|224|256|384|512)|md5)[:=]", re.IGNORECASE)
+_ARN = re.compile(r"^[\"'`]?arn:aws[a-z\-]*:[a-z0-9\-]+:[a-z0-9\-]*:(?:\d{12}|aws)?:\S+$")
 
 
-def is_digest(value: str) -> bool:
-    """A digest or a fingerprint named by its algorithm (`sha256:35f1ea...`, an image id
-    `SHA256:AP1Ay...`, an SSH key's fingerprint): what anyone may read of a thing, not a
-    secret."""
-    return _DIGEST.match(value.strip()) is not None
+def is_public(value: str) -> bool:
+    """What anyone may read of a thing, not a secret: a digest or a fingerprint named by its
+    algorithm (`sha256:35f1ea...`, an image id `SHA256:AP1Ay...`), or a cloud resource's
+    name (an AWS ARN, `arn:aws:iam::aws:policy/IAMUserChangePassword`)."""
+    v = value.strip()
+    return _DIGEST.match(v) is not None or _ARN.match(v) is not None
 
 
 def is_reference(value: str) -> bool:
     """A variable reference, a bracketed name (`${DB_PASSWORD:-postgres}`, `<token>`), or code
     that reads the secret from elsewhere: a path of names in words, with no digit, perhaps
-    called or indexed (`settings.GITHUB_API_SECRET`, `process.env.API_KEY`,
-    `os.environ.get("TOKEN")`)."""
+    indexed (`settings.GITHUB_API_SECRET`, `process.env.API_KEY`), or a name called with
+    names for arguments (`os.environ.get("TOKEN")`, `getMasterUserPassword()`), perhaps
+    joined to a string (`"Password: " + getPassword() + ","`)."""
     v = value.strip().strip(_QUOTES)
     return (
         not v
