@@ -119,3 +119,92 @@ def test_a_token_of_the_same_service_with_a_random_part_is_refused():
     token = "xoxb-422460291052-4185755453269-YJ2gClNbc7Hrd0APsmYaUSRC"
     (finding,) = secrets.find(f"the bot posts with {token}")
     assert finding.kind == "slack-token"
+
+
+# values marked `SAMPLE` or `FAKE`, as TruffleHog's and detect-secrets' allowlists read them
+# (FAKE otherwise)
+SAMPLE_MARKED = [
+    "stripe: sk_live_SAMPLE9vX4mZ8rW1pL5nB7cY3",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEYQ9",
+    "token: ghp_SAMPLEk2Tq9vX4mZ8rW1pL5nB7cY3hJ6dF0a",
+    "api_key = 'Sample7Tq9vX4mZ8rW1pL5nB7cY3hJ6d'",
+]
+SAMPLE_UNMARKED = [
+    ("stripe: sk_live_Q7RKT9vX4mZ8rW1pL5nB7cY3", "sk_live_Q7RKT9vX4mZ8rW1pL5nB7cY3"),
+    (
+        "token: ghp_Q7RK2Tq9vX4mZ8rW1pL5nB7cY3hJ6dF0aWx",
+        "ghp_Q7RK2Tq9vX4mZ8rW1pL5nB7cY3hJ6dF0aWx",
+    ),
+]
+
+
+@pytest.mark.parametrize("text", SAMPLE_MARKED)
+def test_a_value_marked_sample_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), SAMPLE_UNMARKED)
+def test_the_same_place_without_the_marker_is_refused(text, secret):
+    assert secret in [text[f.start : f.end] for f in secrets.find(text)]
+
+
+# code that reads the secret from elsewhere, assigned to a secret's name
+CODE_REFERENCES = [
+    "CLIENT_SECRET = settings.GITHUB_API_SECRET",
+    "api_key = process.env.API_KEY",
+    "password = config.dbPassword",
+    "secret_key: Rails.application.credentials.secret_key_base",
+    "db_password = self::DB_PASSWORD",
+    'sb.append("MasterUserPassword: " + getMasterUserPassword() + ",");',
+]
+# the same places holding a value with a digit or a character no name has: a secret
+NOT_CODE = [
+    ("SECRET_KEY = Xk9.pQ2mZvR7wL", "Xk9.pQ2mZvR7wL"),
+    ("password = hunter2.Xq9", "hunter2.Xq9"),
+    ("api_key = q8Rz2LmN.Tq7vK2mZ9xRw4bN8pL3c", "q8Rz2LmN.Tq7vK2mZ9xRw4bN8pL3c"),
+    ('api_key = getKey("sk_live_Q7RKT9vX4mZ8rW1pL5nB7cY3")', "sk_live_Q7RKT9vX4mZ8rW1pL5nB7cY3"),
+    ("password = decrypt(q8Rz2LmNTq7vK2mZ9x)", "q8Rz2LmNTq7vK2mZ9x"),
+]
+
+
+@pytest.mark.parametrize("text", CODE_REFERENCES)
+def test_code_that_reads_a_secret_from_elsewhere_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), NOT_CODE)
+def test_a_dotted_value_that_is_not_a_path_of_names_is_refused(text, secret):
+    assert any(secret in text[f.start : f.end] for f in secrets.find(text))
+
+
+# what anyone may read of a thing, or code around a name, where a reading expects a secret
+NOT_SECRETS = [
+    # a digest named by its algorithm (an image id, an image pinned by digest)
+    'ImageID: "SHA256:AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5sUoIiPq0Wn"',
+    "image: https://registry.internal:4443/team/api@sha256:"
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    # a cloud resource's name
+    'IAMUserChangePassword = "arn:aws:iam::aws:policy/IAMUserChangePassword"',
+    # an identifier in words with an acronym before them, where a token form matches
+    "kind: APDosLogConf",
+    # a name closing the code around it
+    "new FacebookStrategy({clientSecret:config})",
+]
+# the same places holding what could be a secret
+STILL_SECRETS = [
+    ('ImageID: "AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5s"', "AP3kQ7RzT2vKxw9LpN4bH8cY3jD6fG1aE5s"),
+    ("url = https://deploy:4443Qx9z@registry.internal/api", "4443Qx9z"),
+    ("kind: AP6xK2mZ9qR4tWvB", "AP6xK2mZ9qR4tWvB"),
+    ('db_password = "arm:aws:Qx9zK2mZ9qR4tWvB7nL3"', "arm:aws:Qx9zK2mZ9qR4tWvB7nL3"),
+    ('new FacebookStrategy({clientSecret:"q8Rz2LmNTq7vK2mZ9x"})', "q8Rz2LmNTq7vK2mZ9x"),
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_a_digest_an_identifier_or_a_name_in_code_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), STILL_SECRETS)
+def test_what_could_be_a_secret_in_those_places_is_refused(text, secret):
+    assert any(secret in text[f.start : f.end] for f in secrets.find(text))

@@ -84,8 +84,8 @@ def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
 def _stands_for_one(kind: str, span: str, word: str) -> bool:
     """A placeholder (the span, or the word it stands in), for a password a plain word, and
     for a token form (detect-secrets gives its forms no entropy floor) one with nothing
-    random in it."""
-    if forms.is_placeholder(span) or forms.is_placeholder(word):
+    random in it; a digest named by its algorithm or a cloud resource's name."""
+    if forms.is_placeholder(span) or forms.is_placeholder(word) or forms.is_public(span):
         return True
     if kind not in _GENERIC_KINDS and kind not in _PASSWORD_KINDS and forms.is_hollow(span):
         return True
@@ -149,7 +149,7 @@ def find(text: str) -> list[Finding]:
             continue
         if kind in _PASSWORD_KINDS and forms.is_plain(first):
             continue
-        if kind in _GENERIC_KINDS and forms.is_example(first):
+        if kind in _GENERIC_KINDS and (forms.is_example(first) or forms.is_public(first)):
             continue  # a generic rule knows no format: a made-up example is one to it
         at = text.find(first, offsets[number])
         if at >= 0 and not _holds_url_password(found, at, at + len(first)):

@@ -2,10 +2,12 @@
 read in its documentation and which open nothing. Every reader's finding passes through
 `is_documented` (detector.py), so this is the one place that says what they are:
 
-- a value marked as an example: `example` in it, in any case, as AWS marks its documented keys
-  (`AKIAIOSFODNN7EXAMPLE`, `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`) and as gitleaks'
-  (`.+EXAMPLE$`), TruffleHog's and Kingfisher's allowlists read them (a random 40-character
-  key holds those seven letters in a row about once in a billion);
+- a value marked as an example: `example`, `sample` or `fake` in it, in any case, as AWS
+  marks its documented keys (`AKIAIOSFODNN7EXAMPLE`, `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`)
+  and as gitleaks' (`.+EXAMPLE$`), TruffleHog's (`example`, `sample`), detect-secrets'
+  (`fake`) and Kingfisher's allowlists read them (a random 40-character key holds `fake`
+  about once in twenty-five thousand, `sample` once in twenty-five million, `example` once in
+  a billion);
 - a JSON Web Token signed with a secret a vendor publishes (jwt.io's debugger signs its
   example tokens with `your-256-bit-secret`, and since 2025 with
   `a-string-secret-at-least-256-bits-long`): whoever reads the page can sign the same, so
@@ -24,7 +26,7 @@ import re
 
 __all__ = ["is_documented"]
 
-_MARKER = re.compile("example", re.IGNORECASE)
+_MARKER = re.compile("example|sample|fake", re.IGNORECASE)
 _PUBLISHED_JWT_SECRETS = (b"your-256-bit-secret", b"a-string-secret-at-least-256-bits-long")
 _HMAC = {"HS256": hashlib.sha256, "HS384": hashlib.sha384, "HS512": hashlib.sha512}
 _JWT = re.compile(r"(eyJ[\w-]*)\.(eyJ[\w-]*)\.([\w-]+)")
@@ -55,6 +57,6 @@ def _signed_with_published_secret(value: str) -> bool:
 
 
 def is_documented(value: str) -> bool:
-    """A vendor's documented example: marked `EXAMPLE`, or a JWT signed with a published
-    example secret."""
+    """A vendor's documented example: marked `EXAMPLE`, `SAMPLE` or `FAKE`, or a JWT signed
+    with a published example secret."""
     return _MARKER.search(value) is not None or _signed_with_published_secret(value)

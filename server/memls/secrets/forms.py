@@ -12,7 +12,15 @@ import binascii
 import re
 from collections.abc import Iterator
 
-__all__ = ["forms", "is_example", "is_hollow", "is_placeholder", "is_plain", "is_reference"]
+__all__ = [
+    "forms",
+    "is_example",
+    "is_hollow",
+    "is_placeholder",
+    "is_plain",
+    "is_public",
+    "is_reference",
+]
 
 # --- placeholders ---------------------------------------------------------------------------
 
@@ -21,12 +29,42 @@ _VARIABLE = re.compile(r"\$\{|\$\(|\{\{|^\$[A-Za-z_]")
 _CAPS_WORD = re.compile(r"^[A-Z][A-Z_\-]*$")
 _RUN = re.compile(r"(.)\1{5,}")
 _QUOTES = "\"'`"
+# a name in words, without digits: `settings`, `GITHUB_API_SECRET`, `apiKey`, `SecretKey`
+_NAME = r"(?:[a-z]+(?:_[a-z]+)*|[A-Z]+(?:_[A-Z]+)*|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+)+)"
+_PATH = rf"_?{_NAME}(?:(?:\.|::|->){_NAME})*"
+# a call's arguments: names, quoted names and small numbers, never a literal that could be one
+_ARGS = rf"\((?:\s*(?:[\"']{_NAME}[\"']|{_PATH}|\d{{1,4}})\s*,?)*\)"
+_CODE_PATH = re.compile(
+    rf"^(?:[+.|&]+\s*)?(?:{_PATH}{_ARGS}|_?{_NAME}(?:(?:\.|::|->){_NAME})+(?:\[[^\[\]]*\])?)"
+    r"(?:\s*[+.|&,;]+)?$"
+)
+
+
+_DIGEST = re.compile(r"^[\"'`]?(?:sha(?:1|224|256|384|512)|md5)[:=]", re.IGNORECASE)
+_ARN = re.compile(r"^[\"'`]?arn:aws[a-z\-]*:[a-z0-9\-]+:[a-z0-9\-]*:(?:\d{12}|aws)?:\S+$")
+
+
+def is_public(value: str) -> bool:
+    """What anyone may read of a thing, not a secret: a digest or a fingerprint named by its
+    algorithm (`sha256:35f1ea...`, an image id `SHA256:AP1Ay...`), or a cloud resource's
+    name (an AWS ARN, `arn:aws:iam::aws:policy/IAMUserChangePassword`)."""
+    v = value.strip()
+    return _DIGEST.match(v) is not None or _ARN.match(v) is not None
 
 
 def is_reference(value: str) -> bool:
-    """A variable reference or a bracketed name (`${DB_PASSWORD:-postgres}`, `<token>`)."""
+    """A variable reference, a bracketed name (`${DB_PASSWORD:-postgres}`, `<token>`), or code
+    that reads the secret from elsewhere: a path of names in words, with no digit, perhaps
+    indexed (`settings.GITHUB_API_SECRET`, `process.env.API_KEY`), or a name called with
+    names for arguments (`os.environ.get("TOKEN")`, `getMasterUserPassword()`), perhaps
+    joined to a string (`"Password: " + getPassword() + ","`)."""
     v = value.strip().strip(_QUOTES)
-    return not v or _WRAPPED.match(v) is not None or _VARIABLE.search(v) is not None
+    return (
+        not v
+        or _WRAPPED.match(v) is not None
+        or _VARIABLE.search(v) is not None
+        or _CODE_PATH.match(v) is not None
+    )
 
 
 def _sequence(value: str) -> bool:
@@ -128,14 +166,15 @@ def is_placeholder(value: str) -> bool:
 
 
 _RANDOM_RUN = re.compile(r"[A-Za-z0-9]+")
-_WORDS = re.compile(r"[a-z]+|(?:[A-Z][a-z]+){3,}")
+_WORDS = re.compile(r"[a-z]+|(?:[A-Z][a-z]+){3,}|[A-Z]{1,3}(?:[A-Z][a-z]{2,}){3,}")
 _RANDOM_PART = 8  # characters of the shortest random part of a service's token
 
 
 def is_hollow(token: str) -> bool:
     """A token in a service's format with nothing random in it: its random part (the longest
-    run of letters and digits) shorter than any service issues, or words (`xoxb-12345-abcd234`,
-    `xoxp-1-initial`, `xoxp-1-SlackAppConfigurationAccessTokenHere`)."""
+    run of letters and digits) shorter than any service issues, or words, an acronym before
+    them or not (`xoxb-12345-abcd234`, `xoxp-1-initial`,
+    `xoxp-1-SlackAppConfigurationAccessTokenHere`, `APDosLogConf`)."""
     part = max(_RANDOM_RUN.findall(token), key=len, default="")
     return len(part) < _RANDOM_PART or _WORDS.fullmatch(part) is not None
 
@@ -144,9 +183,10 @@ _PLAIN = re.compile(r"^(?:[a-z]+(?:[-_.:/][a-z]+)*|[A-Z]+(?:[-_.:/][A-Z]+)*)$")
 
 
 def is_plain(value: str) -> bool:
-    """Plain words in one case, joined or not (`required`, `api-key`, `db_password`): a name,
-    not a password."""
-    return _PLAIN.match(value.strip().strip(_QUOTES)) is not None
+    """Plain words in one case, joined or not (`required`, `api-key`, `db_password`), perhaps
+    closing the code around them (`config})` in `{clientSecret:config}`): a name, not a
+    password."""
+    return _PLAIN.match(value.strip().strip(_QUOTES).rstrip(")]};,")) is not None
 
 
 def _weak(value: str) -> bool:
@@ -164,6 +204,8 @@ _URL = re.compile(
     r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^\s:/@'\"`]*):(?P<secret>[^\s'\"`]+?)"
     r"@(?=[A-Za-z0-9\[][\w.\-\[\]:%]*(?:[/?#\s'\"`),;>]|$))"
 )
+
+_PORT_PATH = re.compile(r"\d{1,5}/")
 
 # curl -u user:pass, --user user:pass, --user=user:pass, -uuser:pass
 _USER_FLAG = re.compile(
@@ -229,7 +271,8 @@ def _strong(value: str) -> bool:
 def forms(line: str) -> Iterator[tuple[str, str, int, int]]:
     """(kind, label, start, end) of each credential the readings find in `line`."""
     for m in _URL.finditer(line):
-        if not _weak(m.group("secret")):
+        # `host.example:4443/path@sha256:...`: a port and a path, not a password
+        if not _weak(m.group("secret")) and _PORT_PATH.match(m.group("secret")) is None:
             yield "url-password", "Password in URL", m.start("secret"), m.end("secret")
     for m in _USER_FLAG.finditer(line):
         pair = f"{m.group('user')}:{m.group('secret')}"

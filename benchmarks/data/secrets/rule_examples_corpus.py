@@ -1,0 +1,338 @@
+"""Four more scanners' labelled rule tests as a corpus, none read when memls' rules were
+written:
+
+- Nosey Parker (github.com/praetorian-inc/noseyparker, Apache-2.0): every rule of
+  `crates/noseyparker/data/default/builtin/rules/*.yml` carries `examples` (its pattern must
+  match them: a credential) and `negative_examples` (it must not: a false pattern);
+- secretlint (github.com/secretlint/secretlint, MIT): every rule package's test snapshots,
+  `packages/@secretlint/secretlint-rule-*/test/snapshots/<case>/input*` with the rule's
+  `output.json`: a file the rule reports (`messages` not empty) is a credential, one it does not
+  is a false pattern. A case with its own configuration (`.secretlintrc.json`, `options.ts`:
+  an allow list, a switched-off check) is left out, and so are the rules whose findings are not
+  a credential's format (a home directory, a `.env` file's name, a Kubernetes `Secret`
+  manifest, a user's own patterns, comment filters, the example and internal test rules);
+- detect-secrets (github.com/Yelp/detect-secrets, Apache-2.0): each plugin test's
+  `pytest.mark.parametrize` table of a line and whether the plugin must flag it
+  (`tests/plugins/*_test.py`, read with `ast`, the forms the tables use evaluated);
+- ripsecrets (github.com/sirwart/ripsecrets, MIT): `test/none`, lines in which nothing may be
+  found, and `test/one_per_line/*` and `test/one_per_file/*`, credentials;
+- semgrep-rules (github.com/semgrep/semgrep-rules, LGPL-2.1 with the Commons Clause): the test
+  files of the rules that report a credential written into code (`generic/secrets/security/`,
+  and the rules named for a hard-coded or static credential), each line after a `ruleid:`
+  annotation a credential and each after an `ok:` one a false pattern (gitleaks' rules that
+  semgrep carries, `generic/secrets/gitleaks/`, are left out);
+- Titus (github.com/praetorian-inc/titus, Apache-2.0), Nosey Parker's successor: its rules'
+  examples and negative examples less those Nosey Parker's rules hold, all of them a part only
+  reported (added after the rules written on the other sets' report parts, below).
+
+Nothing of any is kept in this repository: the corpus is rebuilt from the snapshots on each
+run and printed only as counts and a digest. The false patterns are labelled as TruffleHog's
+are (trufflehog_corpus.labelled): one that holds a value some example names as a credential, or
+a near-copy of one of its own rule file's, is counted apart; the benchmark takes apart those the
+whole of gitleaks reports.
+
+Each rule file (Nosey Parker, `noseyparker/aws`), rule package (secretlint,
+`secretlint/secretlint-rule-aws`) or test file (`detect-secrets/aws_key_test`,
+`ripsecrets/none`, `semgrep/python/boto3/security/hardcoded-token.py`) goes to one of two
+parts by the first byte of sha256 of that name (trufflehog_corpus.part): even is the part
+rules may be tuned on, odd the part only reported. The split of each set was fixed before
+memls was first run on it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import yaml
+from trufflehog_corpus import Case, Detector
+
+NOSEYPARKER = "2e6e7f36ce36619852532bbe698d8cb7a26d2da7"
+NP_RULES = "crates/noseyparker/data/default/builtin/rules/"
+SECRETLINT = "18346ba31b8173d52060b971221ab38c1943def0"
+SL_PACKAGES = "packages/@secretlint/"
+DETECT_SECRETS = "5e141933554a0b74e7341841f318be21e895339c"
+DS_TESTS = "tests/plugins/"
+RIPSECRETS = "416e9d04d6ba8941fc3106bf986b6c8aa875767e"
+SEMGREP = "157ae4706d7f54aa33647332f234dd68f30da195"
+TITUS = "369d8dc4359a2d70629e0fe7732d3244a3315efc"
+TITUS_RULES = "pkg/rule/rules/"
+SG_SECRETS = "generic/secrets/security/"
+SG_NAMES = ("hardcode", "hard-code", "static-credentials", "in-source-code")
+# secretlint rules whose findings are not a credential's format, or that only test the tool
+SL_NOT_FORMATS = frozenset(
+    {
+        "secretlint-rule-no-homedir",
+        "secretlint-rule-no-dotenv",
+        "secretlint-rule-no-k8s-kind-secret",
+        "secretlint-rule-pattern",
+        "secretlint-rule-filter-comments",
+        "secretlint-rule-example",
+        "secretlint-rule-internal-test-cjs",
+        "secretlint-rule-internal-test-esm",
+        "secretlint-rule-preset-canary",
+        "secretlint-rule-preset-recommend",
+    }
+)
+
+
+def _git(git_dir: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _blob(git_dir: Path, commit: str, path: str) -> bytes:
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"],
+        check=True,
+        capture_output=True,
+    ).stdout
+
+
+def _matched(pattern: str, text: str) -> list[str]:
+    """What a rule's pattern captures in its example (the value, not the keyword before it);
+    the whole example where Python's `re` cannot read the pattern or it captures nothing."""
+    try:
+        found = [m.group(m.lastindex or 0) for m in re.finditer(pattern, text)]
+    except re.error:
+        found = []
+    return [v for v in found if v] or [text]
+
+
+def load_noseyparker(
+    git_dir: Path, commit: str = NOSEYPARKER, rules: str = NP_RULES, name: str = "noseyparker"
+) -> list[Detector]:
+    """One detector per rule file, its rules' examples as credentials and their negative
+    examples as false patterns."""
+    out = []
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, rules).split():
+        if not path.endswith(".yml"):
+            continue
+        d = Detector(f"{name}/{Path(path).stem}")
+        for rule in yaml.safe_load(_git(git_dir, "show", f"{commit}:{path}")).get("rules", []):
+            for text in rule.get("examples") or []:
+                d.cases.append(Case(d.detector, rule["id"], text, _matched(rule["pattern"], text)))
+            for text in rule.get("negative_examples") or []:
+                d.cases.append(Case(d.detector, rule["id"], text, []))
+        out.append(d)
+    return out
+
+
+def load_titus(git_dir: Path, np_dir: Path, commit: str = TITUS) -> list[Detector]:
+    """Titus' rules (Nosey Parker's successor, the same format), less every text that Nosey
+    Parker's rules at NOSEYPARKER hold: what is left was read by no one here before it was
+    measured, so it is all a part only reported."""
+    seen = {c.text for d in load_noseyparker(np_dir) for c in d.cases}
+    out = load_noseyparker(git_dir, commit, TITUS_RULES, "titus")
+    for d in out:
+        d.cases = [c for c in d.cases if c.text not in seen]
+    return out
+
+
+def load_secretlint(git_dir: Path, commit: str = SECRETLINT) -> list[Detector]:
+    """One detector per rule package, its snapshot inputs as credentials or false patterns by
+    whether the rule reported them."""
+    files = _git(git_dir, "ls-tree", "-r", "--name-only", commit, SL_PACKAGES).splitlines()
+    cases: dict[tuple[str, str], list[str]] = {}
+    for path in files:
+        parts = path.split("/")
+        if len(parts) == 7 and parts[3:5] == ["test", "snapshots"]:
+            cases.setdefault((parts[2], parts[5]), []).append(parts[6])
+    out: dict[str, Detector] = {}
+    for (package, case), names in sorted(cases.items()):
+        if package in SL_NOT_FORMATS or not package.startswith("secretlint-rule-"):
+            continue
+        d = out.setdefault(package, Detector(f"secretlint/{package}"))
+        inputs = [n for n in names if n.startswith("input")]
+        if ".secretlintrc.json" in names or "options.ts" in names or "output.json" not in names:
+            d.unread += 1
+            continue
+        base = f"{SL_PACKAGES}{package}/test/snapshots/{case}/"
+        try:
+            texts = [_blob(git_dir, commit, base + n).decode() for n in inputs]
+        except UnicodeDecodeError:  # a binary key store (.p12)
+            d.unread += 1
+            continue
+        report = json.loads(_blob(git_dir, commit, base + "output.json"))
+        for text in texts:
+            if not text.strip():
+                continue
+            # the reported values, by their ranges in the file (secretlint's offsets count
+            # UTF-16 units; the inputs are ASCII where it matters)
+            source = report.get("sourceContent", text)
+            want = [source[m["range"][0] : m["range"][1]] for m in report["messages"]]
+            given = [w for w in want if w] or ([text] if report["messages"] else [])
+            d.cases.append(Case(d.detector, case, text, given))
+    return list(out.values())
+
+
+_APART = re.compile(r"[\s\"'`=:,;()<>]+")
+
+
+def _value_of(text: str) -> list[str]:
+    """A credential case's value where the test names none: its longest run between spaces,
+    quotes and assignment marks (`password = "VALUE"` gives VALUE, not the word `password`)."""
+    return [max(_APART.split(text), key=len) or text]
+
+
+# --- detect-secrets' plugin tests -----------------------------------------------------------
+
+_TEXT_PARAMS = ("line", "payload", "token", "secret", "content", "text")
+_FLAG_PARAMS = ("should_flag", "expected", "should_be_caught", "should_match", "is_secret")
+
+
+def _value(node: ast.AST, env: dict[str, Any]) -> Any:
+    """A test's argument as Python would compute it, for the forms the tests write (string
+    literals, module constants, `+`, `.format(...)`, slices, f-strings, `textwrap.dedent`);
+    anything else raises ValueError."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in env:
+        return env[node.id]
+    if isinstance(node, ast.Tuple | ast.List):
+        return [_value(e, env) for e in node.elts]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _value(node.left, env) + _value(node.right, env)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _value(node.left, env) * _value(node.right, env)
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            str(_value(v.value, env)) if isinstance(v, ast.FormattedValue) else _value(v, env)
+            for v in node.values
+        )
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        s = node.slice
+        bounds = [None if b is None else _value(b, env) for b in (s.lower, s.upper)]
+        return _value(node.value, env)[bounds[0] : bounds[1]]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "format":
+            args = [_value(a, env) for a in node.args]
+            kwargs = {k.arg: _value(k.value, env) for k in node.keywords if k.arg}
+            return str(_value(node.func.value, env)).format(*args, **kwargs)
+        if node.func.attr == "dedent" and len(node.args) == 1:
+            return textwrap.dedent(_value(node.args[0], env))
+    raise ValueError(ast.dump(node)[:40])
+
+
+def _parametrize(tree: ast.Module, env: dict[str, Any], d: Detector) -> None:
+    for call in ast.walk(tree):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "parametrize"
+            and len(call.args) >= 2
+            and isinstance(call.args[0], ast.Constant)
+            and isinstance(call.args[1], ast.List | ast.Tuple)
+        ):
+            continue
+        names = [n.strip() for n in str(call.args[0].value).split(",")]
+        text_at = next((i for i, n in enumerate(names) if n in _TEXT_PARAMS), None)
+        flag_at = next((i for i, n in enumerate(names) if n in _FLAG_PARAMS), None)
+        if text_at is None or flag_at is None:
+            continue
+        for row in call.args[1].elts:
+            try:
+                values = _value(row, env)
+                text, flag = values[text_at], values[flag_at]
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+                d.unread += 1
+                continue
+            if isinstance(text, str) and isinstance(flag, bool) and text.strip():
+                d.cases.append(
+                    Case(d.detector, names[text_at], text, _value_of(text) if flag else [])
+                )
+            else:
+                d.unread += 1
+
+
+def load_detect_secrets(git_dir: Path, commit: str = DETECT_SECRETS) -> list[Detector]:
+    """One detector per plugin test file: each `pytest.mark.parametrize` table of a text and
+    whether the plugin must flag it."""
+    out = []
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, DS_TESTS).split():
+        if not path.endswith("_test.py"):
+            continue
+        tree = ast.parse(_git(git_dir, "show", f"{commit}:{path}"))
+        env: dict[str, Any] = {}
+        for stmt in tree.body:  # module constants, in order
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                if isinstance(target, ast.Name):
+                    try:
+                        env[target.id] = _value(stmt.value, env)
+                    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+                        pass
+        d = Detector(f"detect-secrets/{Path(path).stem}")
+        _parametrize(tree, env, d)
+        if d.cases or d.unread:
+            out.append(d)
+    return out
+
+
+# --- ripsecrets' test files -------------------------------------------------------------------
+
+
+def load_ripsecrets(git_dir: Path, commit: str = RIPSECRETS) -> list[Detector]:
+    """`test/none` (nothing may be found: each line a false pattern), `test/one_per_line/*`
+    (each line a credential) and `test/one_per_file/*` (each file one), a detector per file."""
+    out = []
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, "test/").split():
+        text = _git(git_dir, "show", f"{commit}:{path}")
+        d = Detector(f"ripsecrets/{path.removeprefix('test/')}")
+        if "/one_per_file/" in f"/{path}":
+            d.cases.append(Case(d.detector, path, text, _value_of(text)))
+        else:
+            credential = "/one_per_line/" in f"/{path}"
+            for line in text.splitlines():
+                if line.strip():
+                    d.cases.append(
+                        Case(d.detector, path, line, _value_of(line) if credential else [])
+                    )
+        out.append(d)
+    return out
+
+
+# --- semgrep-rules' test files --------------------------------------------------------------
+
+_ANNOTATION = re.compile(r"^\s*(?:#|//|<!--|--|/\*|\*)\s*(ruleid|ok)\s*:", re.IGNORECASE)
+
+
+def _semgrep_rule(path: str) -> bool:
+    """A rule that reports a credential written into code or configuration: the generic
+    secrets rules, and those named for a hard-coded or static credential."""
+    stem = Path(path).name.split(".")[0]
+    return path.startswith(SG_SECRETS) or any(w in stem for w in SG_NAMES)
+
+
+def load_semgrep(git_dir: Path, commit: str = SEMGREP) -> list[Detector]:
+    """One detector per rule test file: the line after each `ruleid:` annotation is a
+    credential, the line after each `ok:` one a false pattern."""
+    out = []
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit).splitlines():
+        if Path(path).suffix in (".yaml", ".yml", ".md") or ".fixed." in path:
+            continue
+        if not _semgrep_rule(path) or path.startswith("generic/secrets/gitleaks/"):
+            continue
+        try:
+            lines = _blob(git_dir, commit, path).decode().splitlines()
+        except UnicodeDecodeError:
+            continue
+        d = Detector(f"semgrep/{path}")
+        for i, line in enumerate(lines):
+            m = _ANNOTATION.match(line)
+            if m is None:
+                continue
+            nxt = next((t for t in lines[i + 1 :] if t.strip() and not _ANNOTATION.match(t)), None)
+            if nxt is None:
+                d.unread += 1
+                continue
+            credential = m.group(1).lower() == "ruleid"
+            d.cases.append(Case(d.detector, m.group(1), nxt, _value_of(nxt) if credential else []))
+        out.append(d)
+    return out
