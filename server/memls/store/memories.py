@@ -13,6 +13,7 @@ from memls import protocol
 from memls.scope import USER_PROJECT
 from memls.store.base import Repository
 from memls.store.edges import links, open_conflicts, origins
+from memls.store.imported import tools_of
 
 MEMORY_FIELDS = (
     "id",
@@ -86,6 +87,7 @@ def with_relations(
     contested = open_conflicts(conn, ids)
     origin = origins(conn, [m.id for m in memories if m.source_uri])
     cited = citations_of(conn, ids)
+    tools = tools_of(conn, ids)
     out = []
     for memory in memories:
         refs = [
@@ -110,6 +112,7 @@ def with_relations(
                 citations=cited.get(memory.id, []),
                 stale=any(c.state in STALE for c in cited.get(memory.id, ())),
                 origin=origin.get(memory.id),
+                imported_from=tools.get(memory.id),
             )
         )
     return out
