@@ -61,9 +61,13 @@ def scenario(home: str, a: str, b: str) -> dict[str, Any]:
 
 
 def bulk(home: str, project: str, count: int) -> dict[str, Any]:
-    """`count` distinct memories of `project`, stored by OMEGA with a fixed pseudo-embedding
-    (its model is not what is measured), every tenth superseded, every 50th flagged."""
+    """`count` distinct memories of `project`, stored by OMEGA with a pseudo-embedding (its
+    model is not what is measured), every tenth superseding the one before, every 50th
+    flagged for review."""
     db = SQLiteStore(db_path=os.path.join(home, "omega.db"))
+    # OMEGA's free tier stops writes at 5,000 memories; its own test override lifts the cap
+    # (a store past it is what an OMEGA Pro user, or a grandfathered one, has)
+    db._max_nodes_override = count + 1
     kinds = ["decision", "lesson_learned", "user_preference", "constraint", "fact"]
     made: list[str] = []
     for n in range(count):

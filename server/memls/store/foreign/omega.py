@@ -81,12 +81,17 @@ def locate(source: Path) -> Path:
 
 def _connect(path: Path) -> sqlite3.Connection:
     with path.open("rb") as handle:
-        if handle.read(16) != b"SQLite format 3\x00":
-            raise InvalidInput(
-                f"{path} is not an OMEGA store (not a SQLite database)", field="source"
-            )
-    # read-only: nothing of the source is ever written (no journal, no schema change)
-    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=2.0)
+        header = handle.read(20)
+    if header[:16] != b"SQLite format 3\x00":
+        raise InvalidInput(f"{path} is not an OMEGA store (not a SQLite database)", field="source")
+    # Read-only, and nothing created beside the store: a WAL database (OMEGA's) opened even
+    # read-only gets -wal and -shm files made for it, unless it is opened as immutable. So a
+    # store OMEGA closed (no -wal) is read as immutable; while a -wal is there (OMEGA open, or
+    # left unfinished) its pages are read through it, as OMEGA's own readers do.
+    wal = header[18:20] == b"\x02\x02"
+    live = path.with_name(path.name + "-wal").exists()
+    flags = "mode=ro&immutable=1" if wal and not live else "mode=ro"
+    conn = sqlite3.connect(f"{path.as_uri()}?{flags}", uri=True, timeout=2.0)
     conn.row_factory = sqlite3.Row
     return conn
 
