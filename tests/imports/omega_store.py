@@ -1,6 +1,6 @@
 """Make an OMEGA store through OMEGA's own code (run by the Python of OMEGA's venv, not by
 pytest): `python omega_store.py scenario HOME PROJECT_A PROJECT_B` or
-`python omega_store.py bulk HOME PROJECT COUNT`. Prints the ids it made as JSON.
+`python omega_store.py bulk HOME PROJECT TEXTS.json`. Prints the ids it made as JSON.
 
 Run with the working directory at PROJECT_A: OMEGA writes its working directory into the
 `project` column of a memory stored without a project, so the unscoped rows look like A's to a
@@ -60,23 +60,21 @@ def scenario(home: str, a: str, b: str) -> dict[str, Any]:
     return ids
 
 
-def bulk(home: str, project: str, count: int) -> dict[str, Any]:
-    """`count` distinct memories of `project`, stored by OMEGA with a pseudo-embedding (its
-    model is not what is measured), every tenth superseding the one before, every 50th
-    flagged for review."""
+def bulk(home: str, project: str, texts_file: str) -> dict[str, Any]:
+    """The memories of `texts_file` (a JSON list of texts) as memories of `project`, stored by
+    OMEGA with a pseudo-embedding (OMEGA's model is not what is measured), each tenth
+    superseding the one before it, each 50th flagged for review."""
+    with open(texts_file, encoding="utf-8") as handle:
+        texts = json.load(handle)
     db = SQLiteStore(db_path=os.path.join(home, "omega.db"))
     # OMEGA's free tier stops writes at 5,000 memories; its own test override lifts the cap
     # (a store past it is what an OMEGA Pro user, or a grandfathered one, has)
-    db._max_nodes_override = count + 1
+    db._max_nodes_override = len(texts) + 1
     kinds = ["decision", "lesson_learned", "user_preference", "constraint", "fact"]
     made: list[str] = []
-    for n in range(count):
-        digest = hashlib.sha256(str(n).encode()).digest()
+    for n, text in enumerate(texts):
+        digest = hashlib.sha256(text.encode()).digest()
         vector = [((digest[i % 32] + i) % 97) / 97.0 - 0.5 for i in range(384)]
-        text = (
-            f"Service {n % 97} talks to queue q{n} with batch size {n % 13 + 1}; "
-            f"retry {n % 5 + 1} times, timeout {n % 29 + 1} s (component {digest.hex()[:10]})."
-        )
         meta = {"event_type": kinds[n % len(kinds)], "project": project}
         node = db.store(content=text, metadata=meta, embedding=vector, skip_inference=True)
         made.append(node)
@@ -95,5 +93,5 @@ if __name__ == "__main__":
     if verb == "scenario":
         out = scenario(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
-        out = bulk(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        out = bulk(sys.argv[2], sys.argv[3], sys.argv[4])
     print(json.dumps(out))
