@@ -10,7 +10,12 @@ embedding and indexing of every memory, the near-duplicate merge and the contrad
 
     python benchmarks/omega_import.py --count 10000 --out benchmarks/results/omega-import-10k.txt
 
-The OMEGA store is kept under ~/.cache/memls-omega/bench-COUNT (made once).
+    python benchmarks/omega_import.py --count 10000 --corpus chat \
+        --out benchmarks/results/omega-import-10k-chat.txt
+
+`--corpus chat`: only the corpus's chat lines (the generated project facts state contradicting
+things about the same services at random: every contradiction found costs a read of the pair
+model). The OMEGA store is kept under ~/.cache/memls-omega/bench-COUNT[-chat] (made once).
 """
 
 from __future__ import annotations
@@ -34,10 +39,21 @@ sys.path.insert(0, str(ROOT / "tests" / "imports"))
 from corpus import distractors
 
 
-def omega_store(count: int) -> tuple[Path, Path]:
+def texts_of(corpus: str, count: int) -> list[str]:
+    """`count` distinct texts of the latency corpus: its mix of generated project facts and
+    chat lines, or only its chat lines (`chat`: far fewer statements that contradict)."""
+    sample = {"sample_id": "omega", "conversation": {"speaker_a": "Ann", "speaker_b": "Bo"}}
+    if corpus == "mixed":
+        return [item.text for item in distractors(sample, count)]
+    chat = [i.text for i in distractors(sample, count * 3) if i.text.startswith("[")]
+    return chat[:count]
+
+
+def omega_store(count: int, corpus: str) -> tuple[Path, Path]:
     """(OMEGA's home, the project folder) of a store of `count` memories, made once."""
     cache = Path(os.environ.get("MEMLS_OMEGA_CACHE", Path.home() / ".cache" / "memls-omega"))
-    home, project = cache / f"bench-{count}" / "home", cache / f"bench-{count}" / "project"
+    name = f"bench-{count}" + ("" if corpus == "mixed" else f"-{corpus}")
+    home, project = cache / name / "home", cache / name / "project"
     if (home / "omega.db").is_file():
         return home, project
     from conftest import omega_env  # tests/imports: OMEGA's offline environment
@@ -50,8 +66,8 @@ def omega_store(count: int) -> tuple[Path, Path]:
     ).stdout.split()[-1]
     home.mkdir(parents=True, exist_ok=True)
     project.mkdir(parents=True, exist_ok=True)
-    sample = {"sample_id": "omega", "conversation": {"speaker_a": "Ann", "speaker_b": "Bo"}}
-    texts = [item.text for item in distractors(sample, count)]
+    texts = texts_of(corpus, count)
+    assert len(texts) == count == len(set(texts))
     listing = home.parent / "texts.json"
     listing.write_text(json.dumps(texts))
     subprocess.run(
@@ -69,9 +85,10 @@ def omega_store(count: int) -> tuple[Path, Path]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=10000)
+    parser.add_argument("--corpus", choices=("mixed", "chat"), default="mixed")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    home, project = omega_store(args.count)
+    home, project = omega_store(args.count, args.corpus)
     memls = str(Path(sys.executable).with_name("memls"))
     lines = [
         "# python benchmarks/omega_import.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]),

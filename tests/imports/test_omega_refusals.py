@@ -140,3 +140,27 @@ async def test_the_lsp_imports_and_answers_invalid_params_naming_the_field(scena
         assert r["projects"][0]["project"] == str(a) and r["projects"][0]["stored"] == 10
     finally:
         await client.shutdown_session()
+
+
+def test_a_store_omega_has_open_is_read_through_its_wal(run, scenario, tmp_path):
+    db, a, _, _ = scenario
+    live = copy_of(db, tmp_path)
+    writer = sqlite3.connect(live, isolation_level=None)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")  # the new row stays in the WAL
+    writer.execute(
+        "INSERT INTO memories (node_id, content, metadata, created_at, event_type, project) "
+        "VALUES ('mem-written-now', 'Feature flags live in LaunchDarkly.', ?, "
+        "'2026-01-02T03:04:05+00:00', 'decision', ?)",
+        (json.dumps({"project": str(a), "event_type": "decision"}), str(a)),
+    )
+    try:
+        assert live.with_name("omega.db-wal").stat().st_size > 0
+        code, out, err = run("import", "--from", "omega", str(live), "-p", str(a), "--json")
+        assert code == 0, err
+        assert json.loads(out)["projects"][0]["read"] == 12
+        code, out, _ = run("list", "--json", "-p", str(a), "--limit", "100")
+        assert "Feature flags live in LaunchDarkly." in {
+            m["content"] for m in json.loads(out)["memories"]
+        }
+    finally:
+        writer.close()
