@@ -41,6 +41,7 @@ def scenario(home: str, a: str, b: str) -> dict[str, Any]:
     put("pref", "Prefer small pull requests that change one thing each.", a, "user_preference")
     put("lesson", "Pin the ONNX runtime version: 1.17 broke the tokenizer.", a, "lesson_learned")
     put("secret", "The CI deploy key is ghp_4fT9kQ2mZx7LpW3nR8vB1cY6dH0jS5aE2gU9 for now.", a)
+    put("restated", "Business logic of the mobile apps is shared with Kotlin Multiplatform.", a)
     put("dup", "Database migrations are numbered SQL files applied at start.", a)
     put("claim", "Sessions are kept in Redis with a one hour expiry.", a)
     put("counter", "Sessions are not kept in Redis; they live in signed cookies.", a)

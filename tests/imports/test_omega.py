@@ -48,19 +48,22 @@ def test_import_keeps_history_scope_and_the_write_checks(run, scenario):
     assert run("store", text["dup"], "-p", str(a))[0] == 0
     contrary = "We do not use pytest-xdist; the test suite runs serially."
     assert run("store", contrary, "-p", str(a), "--type", "fact")[0] == 0
+    restated = "The mobile apps share business logic through Kotlin Multiplatform."
+    assert run("store", restated, "-p", str(a), "--type", "decision")[0] == 0
 
     code, out, err = run("import", "--from", "omega", str(db.parent), "-p", str(a), "--dry-run")
     assert code == 0, err
-    assert "dry run, nothing changed" in out and "would import 9 of 11 memories" in out
-    assert len(listed(run, str(a))) == 2  # nothing came in
+    assert "dry run, nothing changed" in out and "would import 10 of 12 memories" in out
+    assert len(listed(run, str(a))) == 3  # nothing came in
 
     code, out, err = run("import", "--from", "omega", str(db), "-p", str(a), "--json")
     assert code == 0, err
     result = json.loads(out)
     (counts,) = result["projects"]
     assert (result["tool"], result["version"], result["dryRun"]) == ("omega", "16", False)
-    assert counts["read"] == 11  # A's rows: by the project in their metadata
-    assert counts["stored"] == 9 and counts["duplicates"] == 1
+    assert counts["read"] == 12  # A's rows: by the project in their metadata
+    assert counts["stored"] == 10 and counts["duplicates"] == 1
+    assert counts["merged"] == 1  # the restatement, merged into the project's memory once indexed
     assert counts["refused"] == 1 and counts["secrets"] == {"github-token": 1}
     assert (counts["superseded"], counts["flagged"], counts["forgotten"]) == (2, 1, 1)
     assert counts["edges"] == 2  # the supersession and OMEGA's contradicts edge
@@ -76,7 +79,8 @@ def test_import_keeps_history_scope_and_the_write_checks(run, scenario):
     assert result["forgettingSkipped"] == 4
 
     memories = listed(run, str(a))
-    assert len(memories) == 2 + 9
+    assert len(memories) == 3 + 9  # the restatement went into the memory it restates
+    assert text["restated"] not in memories and memories[restated]["seenAgain"] == 1
     for name in ("b1", "b2", "global_none", "global_empty", "secret", "dropped", "gone"):
         assert text.get(name) not in memories, name
     for name in ("old", "new", "flagged", "liked", "pref", "lesson", "claim", "counter"):
@@ -126,7 +130,7 @@ def test_import_keeps_history_scope_and_the_write_checks(run, scenario):
     assert code == 0, err
     (again,) = json.loads(out)["projects"]
     assert again["stored"] == 0 and again["duplicates"] == 0 and again["forgotten"] == 0
-    assert again["already"] == 11  # 10 memories taken (stored or seen again) and the deletion
+    assert again["already"] == 12  # 11 memories taken (stored, merged or seen again), 1 deletion
     assert json.loads(run("stats", "-p", str(a), "--json")[1]) == stats
     # OMEGA's store was never written
     assert digest(db) == before

@@ -78,7 +78,7 @@ def test_a_locked_store_is_refused_and_read_once_free(run, scenario, tmp_path):
         holder.close()
     code, out, err = run("import", "--from", "omega", str(locked), "-p", str(a), "--json")
     assert code == 0, err
-    assert json.loads(out)["projects"][0]["stored"] == 10
+    assert json.loads(out)["projects"][0]["stored"] == 11
 
 
 def test_a_corrupt_store_is_refused(run, scenario, tmp_path):
@@ -106,8 +106,8 @@ def test_the_owner_socket_imports_and_names_the_bad_field(scenario, tmp_path):
             r = remote.import_from(
                 p.ImportFromParams(from_="omega", source=str(db), project=str(a))
             )
-            assert r.projects[0].stored == 10 and r.other_projects == 2
-        assert local.stats(p.StatsParams(project=str(a))).memories == 10
+            assert r.projects[0].stored == 11 and r.other_projects == 2
+        assert local.stats(p.StatsParams(project=str(a))).memories == 11
 
 
 @pytest.mark.asyncio
@@ -137,7 +137,7 @@ async def test_the_lsp_imports_and_answers_invalid_params_naming_the_field(scena
             )
         assert err.value.code == -32602 and "from" in str(err.value)
         r = await call(client, "memory/importFrom", **{"from": "omega", "source": str(db)})
-        assert r["projects"][0]["project"] == str(a) and r["projects"][0]["stored"] == 10
+        assert r["projects"][0]["project"] == str(a) and r["projects"][0]["stored"] == 11
     finally:
         await client.shutdown_session()
 
@@ -157,7 +157,7 @@ def test_a_store_omega_has_open_is_read_through_its_wal(run, scenario, tmp_path)
         assert live.with_name("omega.db-wal").stat().st_size > 0
         code, out, err = run("import", "--from", "omega", str(live), "-p", str(a), "--json")
         assert code == 0, err
-        assert json.loads(out)["projects"][0]["read"] == 12
+        assert json.loads(out)["projects"][0]["read"] == 13
         code, out, _ = run("list", "--json", "-p", str(a), "--limit", "100")
         assert "Feature flags live in LaunchDarkly." in {
             m["content"] for m in json.loads(out)["memories"]

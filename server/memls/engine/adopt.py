@@ -238,10 +238,17 @@ class _Run:
             derived_from=None,
         )
         tx.outbox.enqueue(memory_id, "index", self.now)
-        detail: dict[str, Any] = {"type": m.type, "from": self.tool, "key": m.key}
+        # audited as a store (what it is: the near-duplicate rule merges a store's
+        # restatements, never an export's rows), naming where it came from
+        detail: dict[str, Any] = {
+            "type": m.type,
+            "canonicalHash": canonical,
+            "importedFrom": self.tool,
+            "key": m.key,
+        }
         if m.source_type:
             detail["sourceType"] = m.source_type
-        tx.audit("import", memory_id, self.now, **detail)
+        tx.audit("store", memory_id, self.now, **detail)
         if superseded:
             end = until or self.now
             tx.memories.supersede(memory_id, end, max(end, recorded))
