@@ -75,6 +75,8 @@ def lines(r: protocol.ImportFromResult) -> list[str]:
             kinds = ", ".join(f"{k} x{n}" for k, n in sorted(c.secrets.items()))
             what = f"{c.redacted} redacted" if c.redacted else f"{c.refused} left out"
             out.append(f"  secrets: {what} ({kinds})")
+        if c.too_long:
+            out.append(f"  {c.too_long} left out: longer than [limits] max_content_bytes")
         if c.tombstoned:
             out.append(f"  {c.tombstoned} left out: forgotten in this project before")
         if c.conflicts:

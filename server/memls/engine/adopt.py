@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from memls import protocol, secrets, textnorm, timeutil
+from memls import limits, protocol, secrets, textnorm, timeutil
 from memls.engine.progress import Work
 from memls.engine.shared import Announcer, Clock, Indexing, Units
 from memls.errors import InvalidInput
@@ -177,7 +177,8 @@ class _Run:
         for n, memory in enumerate(memories, start=1):
             self.memory(memory)
             self.work.advance(done + n)
-        fresh = {m.key for m in memories if self.ids.get(m.key) in set(self.new)}
+        new = set(self.new)
+        fresh = {m.key for m in memories if self.ids.get(m.key) in new}
         for memory in memories:
             if memory.key in fresh:
                 self.relations(memory)
@@ -199,6 +200,9 @@ class _Run:
             self.c["already"] += 1
             return
         text = m.text
+        if len(text.encode()) > limits.current().max_content_bytes:
+            self.c["too_long"] += 1  # as a store of it would be refused
+            return
         findings = secrets.find(text)
         if findings:
             for kind in sorted({f.kind for f in findings}):

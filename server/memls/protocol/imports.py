@@ -61,6 +61,8 @@ class ImportedCounts(Wire):
     secrets: dict[str, int] = {}
     #: texts memls forgot before (tombstones): left out, as a store without force is
     tombstoned: int = 0
+    #: texts over the `[limits] max_content_bytes` setting: left out, as a store of them is
+    too_long: int = 0
     #: open contradictions of the imported memories with the others, once indexed
     conflicts: int = 0
     ids: list[str] = []
