@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test soak lint install clean extension e2e screenshot agents import-tools
+.PHONY: run test soak lint install clean extension e2e screenshot agents import-tools omega
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ import-tools:
 # for another).
 agents: $(STAMP)
 	$(PY) -m pytest -q -n 0 tests/agents
+
+# OMEGA (PyPI omega-memory, pinned) in a venv of its own, the store tests/imports import from
+# (`make test` builds it there when missing): once, in ~/.cache/memls-omega
+# ($$MEMLS_OMEGA_CACHE for another), from a Python whose sqlite3 loads extensions (python3.11).
+omega:
+	bash tests/imports/setup_omega.sh
 
 # The VS Code extension: extension/memls-<version>.vsix (npm ci: the lockfile's exact versions).
 extension:

@@ -83,6 +83,8 @@ def head(m: protocol.Memory, project: str | None = None) -> str:
     parts = [m.id, m.type, f"trust {m.trust}", m.status, validity(m)]
     if m.origin:
         parts.append(protocol.ORIGIN_NAMES[m.origin])
+    if m.imported_from:
+        parts.append(f"imported from {protocol.IMPORT_NAMES[m.imported_from]}")
     where = source(m, project)
     if where:
         parts.append(f"source {where}")

@@ -24,6 +24,15 @@ from memls.scope import VISIBLE_TRUST
 CHECK_SECONDS = 10.0
 
 
+def origin_name(m: protocol.Memory) -> str | None:
+    """Whose memory it is when not the project's own: an agent's, or another tool's import."""
+    if m.origin:
+        return protocol.ORIGIN_NAMES.get(m.origin)
+    if m.imported_from:
+        return f"imported from {protocol.IMPORT_NAMES[m.imported_from]}"
+    return None
+
+
 def side(this: str, other: protocol.Memory, ref: protocol.ConflictRef | None, project: str) -> Side:
     """The other statement of one open contradiction of `this`."""
     newer = ref.newer if ref is not None else other.id
@@ -32,7 +41,7 @@ def side(this: str, other: protocol.Memory, ref: protocol.ConflictRef | None, pr
         id=other.id,
         text=other.content,
         source=wording.place(other, project) if other.source_uri else None,
-        origin=protocol.ORIGIN_NAMES.get(other.origin) if other.origin else None,
+        origin=origin_name(other),
         trust=other.trust,
         newer=newer == other.id,
         stands=current == other.id,
@@ -48,7 +57,7 @@ def lean(m: protocol.Memory, project: str, now: str) -> dict[str, Any]:
         "trust": m.trust,
         "age": wording.age(m.recorded_at, now),
         "source": wording.place(m, project) if m.source_uri else None,
-        "origin": protocol.ORIGIN_NAMES.get(m.origin) if m.origin else None,
+        "origin": origin_name(m),
         "text": m.content,
         "stale": bool(m.stale),
         "valid_until": m.valid_until,

@@ -230,14 +230,45 @@ def export(
 
 @app.command("import")
 def import_(
-    file: str = typer.Argument(..., help="An export file (- for stdin)."),
+    file: str = typer.Argument(
+        ..., help="An export file (- for stdin), or with --from the other tool's store."
+    ),
     project: Optional[str] = ProjectOpt,
+    tool: Optional[str] = typer.Option(
+        None,
+        "--from",
+        help="Read another memory tool's store (read-only): omega, basic-memory or claude-mem.",
+    ),
+    unscoped_to: Optional[str] = typer.Option(
+        None,
+        "--unscoped-to",
+        help="With --from: where the store's memories of no project go (a folder or @user); "
+        "without it they are listed, not imported.",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="With --from: what would come in; nothing changes."
+    ),
     as_json: bool = JsonOpt,
     redact: bool = RedactOpt,
 ) -> None:
     """Import an export of the same project, all or nothing (a progress bar on a terminal
-    while the imported memories are indexed)."""
+    while the imported memories are indexed); with --from, another memory tool's store."""
     _require_project(project)
+    if tool is not None:
+        from memls.cli import imports
+
+        imports.run(
+            tool,
+            file,
+            project,
+            unscoped_to=unscoped_to,
+            dry_run=dry_run,
+            redact=redact,
+            as_json=as_json,
+        )
+        return
+    if unscoped_to is not None or dry_run:
+        raise InvalidInput("--unscoped-to and --dry-run go with --from", field="from")
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except OSError as exc:

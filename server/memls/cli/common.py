@@ -297,6 +297,8 @@ def _marks(m: protocol.Memory) -> str:
         marks.append(f"contradicts older {ref.id} ({ref.confidence:.2f}; {stands})")
     if m.superseded_by:
         marks.append("SUPERSEDED by " + ", ".join(m.superseded_by))
+    if m.imported_from:
+        marks.append(f"imported from {protocol.IMPORT_NAMES[m.imported_from]}")
     if m.stale:
         marks.append("STALE: the code it cites changed")
     for c in m.citations:

@@ -81,15 +81,15 @@ class Detector:
         if vectors is not None and self.index is not None:
             # The batch is checked before it is indexed (`Indexer._apply`): the index holds
             # earlier memories, the batch's own earlier rows come from its vectors. Only
-            # memories recorded no later than the batch's last are admitted (a re-index may
+            # memories stored no later than the batch's last are admitted (a re-index may
             # have indexed later ones), with SLACK more asked for in case some are.
-            last = max((r["recorded_at"], r["seq"]) for r in rows)
+            last = max(r["seq"] for r in rows)
             known: dict[str, sqlite3.Row] = {}
 
             def admit(ids: list[str]) -> set[str]:
                 visible = self.reads.visible_rows(seen, ids)
                 known.update(visible)
-                return {i for i, r in visible.items() if (r["recorded_at"], r["seq"]) <= last}
+                return {i for i, r in visible.items() if r["seq"] <= last}
 
             found = self.index.nearest(
                 project, vectors, CANDIDATES + SLACK, chroma_where(seen), admit
@@ -227,7 +227,7 @@ class Detector:
         for memory_id, cosine in pairs:
             other = records.get(memory_id)
             if other is None or not _before(other, row):
-                continue  # only what was there before: the later one's own check covers it
+                continue  # only what the store held before: the later one's own check covers it
             if not _compared(here, notes.get(memory_id)):
                 continue
             if not can_meet(scope_of(row["path_scope"]), scope_of(other["path_scope"])):
@@ -254,7 +254,9 @@ class Detector:
                 verdict, row["content"], other["content"]
             ):
                 continue  # two lines of one instruction file: only a firm contradiction
-            findings.append(Finding(newer=row, older=other, verdict=verdict))
+            # an imported memory keeps its source's time: it can be the older of the pair
+            newer, older = (row, other) if _recorded_after(row, other) else (other, row)
+            findings.append(Finding(newer=newer, older=older, verdict=verdict))
         return findings
 
     def _read(
@@ -272,7 +274,13 @@ class Detector:
 
 
 def _before(other: sqlite3.Row, row: sqlite3.Row) -> bool:
-    return bool((other["recorded_at"], other["seq"]) < (row["recorded_at"], row["seq"]))
+    """`other` was in the store when `row` came (by insertion, not by recorded time: a memory
+    imported from another tool's store keeps the time its source recorded it)."""
+    return bool(other["seq"] < row["seq"])
+
+
+def _recorded_after(row: sqlite3.Row, other: sqlite3.Row) -> bool:
+    return bool((row["recorded_at"], row["seq"]) > (other["recorded_at"], other["seq"]))
 
 
 def _compared(newer: sqlite3.Row | None, older: sqlite3.Row | None) -> bool:

@@ -136,4 +136,6 @@ class NearDuplicates:
 
 
 def _before(other: sqlite3.Row, row: sqlite3.Row) -> bool:
-    return bool((other["recorded_at"], other["seq"]) < (row["recorded_at"], row["seq"]))
+    """`other` was in the store when `row` came (by insertion, not by recorded time: a memory
+    imported from another tool's store keeps the time its source recorded it)."""
+    return bool(other["seq"] < row["seq"])

@@ -58,6 +58,8 @@ def entry(m: protocol.Memory, project: str, now: str, *, stale: bool) -> str:
     facts = [m.id, m.type, m.trust, age(m.recorded_at, now)]
     if m.origin:
         facts.append(protocol.ORIGIN_NAMES[m.origin])
+    if m.imported_from:
+        facts.append(f"imported from {protocol.IMPORT_NAMES[m.imported_from]}")
     where = source(m, project)
     if where:
         facts.append(where)

@@ -12,6 +12,7 @@ from pathlib import Path
 from memls.config import Settings
 from memls.dedup.lookup import NearDuplicates
 from memls.engine.admin import Admin
+from memls.engine.adopt import Adopt
 from memls.engine.briefing import Briefing
 from memls.engine.cache import QueryCache
 from memls.engine.citations import Citations
@@ -51,6 +52,7 @@ class UseCases:
     conflicts: Conflicts
     admin: Admin
     transfers: Transfers
+    adopt: Adopt
     briefing: Briefing
     promote: Promote
 
@@ -170,6 +172,9 @@ def compose(
             vectors=index is not None,
             store=writes.store,
             redact=redact,
+        ),
+        adopt=Adopt(
+            units, storage, clock, indexing, announcer, vectors=index is not None, redact=redact
         ),
         briefing=Briefing(
             list_memories=reads.list,

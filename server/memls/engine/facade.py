@@ -11,6 +11,7 @@ opens the parts it owns, `compose` builds the use cases from them, and `Engine` 
     conflicts.py  Conflicts  detection after indexing, conflicts, resolve, check_pair
     admin.py      Admin      health, doctor, reindex, maintain, dead_letters
     transfers.py  Transfers  ingest, export, import_
+    adopt.py      Adopt      import_from (another memory tool's store)
     privacy.py    StoredSecrets  doctor's look for secrets older versions stored, and repair
     briefing.py   Briefing   context
     promote.py    Promote    promote
@@ -407,6 +408,9 @@ class Engine:
 
     def export(self, project: str | None) -> Iterator[dict[str, Any]]:
         return self._cases.transfers.export(project)
+
+    def import_from(self, params: protocol.ImportFromParams) -> protocol.ImportFromResult:
+        return self._cases.adopt.import_from(params)
 
     def import_(
         self, project: str | None, lines: Iterable[str], *, redact: bool = False

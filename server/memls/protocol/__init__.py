@@ -15,6 +15,7 @@ from memls.protocol.citations import *  # noqa: F403
 from memls.protocol.codec import encode_json, parse, to_wire  # noqa: F401
 from memls.protocol.conflicts import *  # noqa: F403
 from memls.protocol.findings import *  # noqa: F403
+from memls.protocol.imports import *  # noqa: F403
 from memls.protocol.methods import METHODS, NOTIFICATIONS, Method  # noqa: F401
 from memls.protocol.owner import *  # noqa: F403
 from memls.protocol.records import *  # noqa: F403

@@ -39,6 +39,14 @@ ORIGIN_NAMES: dict[str, str] = {
     "codex-memories": "Codex memories",
     "gemini-memory": "Gemini CLI memory",
 }
+#: Another memory tool whose store a memory was imported from (`memls import --from`).
+ImportSource = Literal["omega", "basic-memory", "claude-mem"]
+#: How each is named to people and to models.
+IMPORT_NAMES: dict[str, str] = {
+    "omega": "OMEGA",
+    "basic-memory": "basic-memory",
+    "claude-mem": "claude-mem",
+}
 ReviewAction = Literal["list", "approve", "reject", "restore"]
 
 MEMORY_TYPES: tuple[str, ...] = typing.get_args(MemoryType)

@@ -24,6 +24,7 @@ from memls.protocol.conflicts import (
     ResolveResult,
     Verdict,
 )
+from memls.protocol.imports import ImportFromParams, ImportFromResult
 from memls.protocol.records import Memory
 from memls.protocol.requests import (
     AuditParams,
@@ -103,6 +104,7 @@ METHODS: dict[str, Method] = {
     "memory/syncNote": Method("sync_note", SyncNoteParams, SyncNoteResult),
     "memory/health": Method("health", HealthParams, HealthResult),
     "memory/ingest": Method("ingest", IngestParams, IngestResult),
+    "memory/importFrom": Method("import_from", ImportFromParams, ImportFromResult),
     "memory/check": Method("check_citations", CheckParams, CheckResult),
     "memory/citations": Method("citations", CitationsParams, CitationsResult),
     "memory/reconfirm": Method("reconfirm", ReconfirmParams, ReconfirmResult),

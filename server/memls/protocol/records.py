@@ -8,6 +8,7 @@ from memls.protocol.base import (
     AgentOrigin,
     FeedbackSignal,  # noqa: F401
     ForgetReason,
+    ImportSource,
     MemoryType,
     Status,
     Trust,
@@ -80,6 +81,9 @@ class Memory(Wire):
     last_seen_at: str | None = None  # the last of those times
     #: whose own memory its note file is (an agent's, outside the project): `ORIGIN_NAMES`
     origin: AgentOrigin | None = None
+    #: the memory tool whose store it was imported from (`memls import --from`):
+    #: `IMPORT_NAMES`
+    imported_from: ImportSource | None = None
     supersedes: list[str] = []
     superseded_by: list[str] = []
     contradicts: list[ConflictRef] = []  # open pairs where this is the newer statement

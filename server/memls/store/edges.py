@@ -166,6 +166,18 @@ class Edges(Repository):
             at=at,
         )
 
+    def has(self, src: str, dst: str, kind: str) -> bool:
+        return (
+            self._one(
+                "SELECT 1 FROM edges WHERE src = :src AND dst = :dst AND kind = :kind "
+                "AND project = :project",
+                src=src,
+                dst=dst,
+                kind=kind,
+            )
+            is not None
+        )
+
 
 def dismissal_key(hash_a: str, hash_b: str) -> tuple[str, str]:
     return (hash_a, hash_b) if hash_a < hash_b else (hash_b, hash_a)

@@ -14,6 +14,7 @@ from memls.scope import USER_PROJECT
 from memls.store.base import Repository
 from memls.store.edges import links, open_conflicts, origins
 from memls.store.stated import restates_of, sources_of
+from memls.store.imported import tools_of
 
 MEMORY_FIELDS = (
     "id",
@@ -89,6 +90,7 @@ def with_relations(
     cited = citations_of(conn, ids)
     stated = sources_of(conn, [m.id for m in memories if m.source_uri])
     restated = restates_of(conn, list(stated))
+    tools = tools_of(conn, ids)
     out = []
     for memory in memories:
         refs = [
@@ -118,6 +120,7 @@ def with_relations(
                     for uri, where in stated.get(memory.id, ())
                 ],
                 restates=restated.get(memory.id, []),
+                imported_from=tools.get(memory.id),
             )
         )
     return out

@@ -22,6 +22,7 @@ TABLES = (
     "dead_letters",
     "maintenance_runs",
     "conflict_dismissals",
+    "imported",
 )
 # Columns that name a memory, per table: an imported row may name only this project's memories
 # (or ids no other project uses), never another project's.
@@ -35,6 +36,7 @@ MEMORY_REFERENCES = {
     "tombstones": ("memory_id",),
     "audit": ("memory_id",),
     "dead_letters": ("memory_id",),
+    "imported": ("memory_id",),
 }
 
 

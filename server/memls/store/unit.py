@@ -24,6 +24,7 @@ from memls.store.db import Database
 from memls.store.edges import Conflicts, Edges
 from memls.store.feedback import Feedback, Transitions
 from memls.store.forgetting import Forgetting, Tombstones
+from memls.store.imported import Imported
 from memls.store.maintenance import DeadLetters
 from memls.store.memories import Memories, to_memories
 from memls.store.notes import NoteFiles, NoteLinks, NoteUnits
@@ -56,6 +57,7 @@ class Tx:
         self.note_sources = NoteSources(conn, project)
         self.note_restates = NoteRestates(conn, project)
         self.citations = Citations(conn, project)
+        self.imported = Imported(conn, project)
 
     def audit(self, op: str, memory_id: str | None, at: str, **detail: Any) -> None:
         self.audit_log.add(op, memory_id, at, self.front, **detail)
