@@ -13,8 +13,8 @@ from memls import protocol
 from memls.scope import USER_PROJECT
 from memls.store.base import Repository
 from memls.store.edges import links, open_conflicts, origins
-from memls.store.stated import restates_of, sources_of
 from memls.store.imported import tools_of
+from memls.store.stated import restates_of, sources_of
 
 MEMORY_FIELDS = (
     "id",
