@@ -49,6 +49,9 @@ def test_the_use_cases_share_one_of_each_part(engine):
         assert held == {id(getattr(made, part, engine.clock))}, part
     assert made.reads.cache is engine.cache
     assert engine.listeners is made.announcer.listeners
-    checks = engine.indexer.after_index  # restatements merged, then contradictions
+    # restatements merged, paraphrases across note files linked, then contradictions
+    checks = engine.indexer.after_index
     assert checks.func == made.writes.after_index
-    assert checks.keywords == {"then": made.conflicts.after_index}
+    linked = checks.keywords["then"]
+    assert linked.func.__name__ == "after_index"
+    assert linked.keywords == {"then": made.conflicts.after_index}

@@ -143,6 +143,7 @@ export interface Memory {
   derivedFrom?: string | null;
   feedbackScore?: number;
   id: string;
+  importedFrom?: ("basic-memory" | "claude-mem" | "omega") | null;
   invalidatedAt?: string | null;
   lastSeenAt?: string | null;
   origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
@@ -441,6 +442,60 @@ export interface HealthResult {
   vectors: boolean;
   version: string;
 }
+export interface ImportFromParams {
+  dryRun?: boolean;
+  from: "basic-memory" | "claude-mem" | "omega";
+  project?: string | null;
+  redact?: boolean;
+  source: string;
+  unscopedTo?: string | null;
+}
+export interface ImportFromResult {
+  dryRun: boolean;
+  forgettingSkipped?: number;
+  indexed?: boolean;
+  otherProjects?: number;
+  projects: ImportedCounts[];
+  source: string;
+  tool: "basic-memory" | "claude-mem" | "omega";
+  /**
+   * @maxItems 100000
+   */
+  unscoped?: UnscopedRow[];
+  unscopedCount?: number;
+  version: string;
+}
+/**
+ * What one target project got (or would get, on a dry run).
+ */
+export interface ImportedCounts {
+  already?: number;
+  conflicts?: number;
+  duplicates?: number;
+  edges?: number;
+  flagged?: number;
+  forgotten?: number;
+  ids?: string[];
+  merged?: number;
+  project: string;
+  read: number;
+  redacted?: number;
+  refused?: number;
+  secrets?: {
+    [k: string]: number;
+  };
+  stored: number;
+  superseded?: number;
+  tombstoned?: number;
+  tooLong?: number;
+}
+/**
+ * A row of no project, listed and left out (no `unscopedTo`).
+ */
+export interface UnscopedRow {
+  key: string;
+  preview: string;
+}
 /**
  * Many memories at once (a JSON Lines file of the CLI): each item as memory/store takes
  * it, all stored or none; answered once every one is in the vector index (or the wait ends).
@@ -590,6 +645,7 @@ export interface QueryHit {
   explain?: Explain | null;
   feedbackScore?: number;
   id: string;
+  importedFrom?: ("basic-memory" | "claude-mem" | "omega") | null;
   invalidatedAt?: string | null;
   lastSeenAt?: string | null;
   origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
@@ -843,6 +899,7 @@ export interface Requests {
   "memory/forgotten": { params: ForgottenParams; result: ForgottenResult };
   "memory/get": { params: GetParams; result: Memory };
   "memory/health": { params: HealthParams; result: HealthResult };
+  "memory/importFrom": { params: ImportFromParams; result: ImportFromResult };
   "memory/ingest": { params: IngestParams; result: IngestResult };
   "memory/list": { params: ListParams; result: ListResult };
   "memory/maintain": { params: MaintainParams; result: MaintainResult };
@@ -887,6 +944,7 @@ export const REQUEST_METHODS = [
   "memory/forgotten",
   "memory/get",
   "memory/health",
+  "memory/importFrom",
   "memory/ingest",
   "memory/list",
   "memory/maintain",
