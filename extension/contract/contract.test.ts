@@ -225,6 +225,11 @@ describe("memory/* over stdio with the generated types", () => {
   it("bad input is refused naming the field", async () => {
     await expect(req("memory/store", { uri: wsUri, text: "x", type: "bogus" as any })).rejects.toMatchObject({ code: -32602, data: { field: "type" } });
     await expect(req("memory/get", { uri: "file:///elsewhere/x.md", id: "m" })).rejects.toMatchObject({ code: -32602, data: { field: "uri" } });
+    // an import from a file that is not the tool's store changes nothing and names the source
+    const notAStore = join(root, "not-a-store.db");
+    writeFileSync(notAStore, "plain text, not SQLite\n");
+    await expect(req("memory/importFrom", { from: "omega", source: pathToFileURL(notAStore).toString(), project: wsUri, dryRun: false }))
+      .rejects.toMatchObject({ code: -32602, data: { field: "source" } });
   });
 
   it("every memory/* request was exercised", () => {
