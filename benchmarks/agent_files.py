@@ -52,7 +52,10 @@ from memls.notes.agent_places import claude_memory
 from memls.notes.files import find
 from memls.notes.ignore import Ignores
 
-NOTES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "notes"
+NOTES = Path(
+    os.environ.get("MEMLS_NOTES")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "data" / "notes"
+)  # MEMLS_NOTES: the notes folder when the checkout is not beside shared/
 
 ROOT_FILES = {
     "AGENTS.md": "- Run `make test` before every push.\n",

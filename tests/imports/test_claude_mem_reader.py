@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from daemon_helpers import make_data
+from memls import protocol as p
+from memls.daemon import open_engine
 from memls.errors import InvalidInput
 from memls.store.foreign import claude_mem
 
@@ -298,3 +301,28 @@ def test_a_corrupt_store(copy):
         data[start : start + 64] = b"\xa5" * 64
     db.write_bytes(bytes(data))
     assert f"{db} is corrupt: database disk image is malformed" in _refused(db, alpha)
+
+
+def test_files_an_observation_read_and_changed_are_cited_once(scenario, tmp_path):
+    """The import cites the project's files an observation names, as a store with citations
+    does; a file gone from the project, or outside it, is not cited; a second import adds
+    nothing."""
+    db, alpha, _ = scenario
+    params = p.ImportFromParams(from_="claude-mem", source=str(db), project=str(alpha))
+    with open_engine(make_data(tmp_path), front="cli") as engine:
+        first = engine.import_from(params).projects[0]
+        assert (first.citations, first.citations_skipped) == (3, 0)
+        cited = {}
+        for memory_id in first.ids:
+            memory = engine.get(p.GetParams(id=memory_id, project=str(alpha)))
+            for c in memory.citations:
+                cited.setdefault(memory.content.splitlines()[0], []).append((c.path, c.state))
+        assert cited == {
+            "Cache in Redis — not in process": [
+                ("src/store.py", "fresh"),
+                ("src/cache.py", "fresh"),
+            ],
+            "Added a cache warmup": [("README.md", "fresh")],
+        }
+        again = engine.import_from(params).projects[0]
+        assert (again.stored, again.citations, again.already) == (0, 0, first.stored)

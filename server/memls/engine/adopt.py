@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 from memls import limits, protocol, secrets, textnorm, timeutil
+from memls.engine import cite
 from memls.engine.progress import Work
 from memls.engine.shared import Announcer, Clock, Indexing, Units
 from memls.errors import InvalidInput
@@ -272,9 +273,24 @@ class _Run:
                 tx.front,
             )
             self.c["flagged"] += 1
+        self.cited(memory_id, m)
         tx.imported.add(self.tool, m.key, memory_id, "stored", self.now)
         self.ids[m.key] = memory_id
         self.new.append(memory_id)
+
+    def cited(self, memory_id: str, m: ForeignMemory) -> None:
+        """The project's files the memory names (claude-mem's files read and changed), each
+        cited as a whole file the way a store with citations cites it, so it turns stale when
+        the file changes; a file gone from the project, or one that cannot be cited, is not."""
+        found = []
+        for c in m.citations:
+            spec = protocol.CitationSpec(path=c.path, start_line=c.start_line, end_line=c.end_line)
+            try:
+                found += cite.prepare(self.tx.project, [spec])
+            except InvalidInput:
+                self.c["citations_skipped"] += 1
+        if found:
+            self.c["citations"] += self.tx.citations.add(memory_id, found, self.now)
 
     def relations(self, m: ForeignMemory) -> None:
         """The successor of a superseded memory, and its edges to the others imported."""

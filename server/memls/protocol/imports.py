@@ -51,6 +51,11 @@ class ImportedCounts(Wire):
     flagged: int = 0
     #: supersedes and contradicts relations between the imported memories
     edges: int = 0
+    #: files in the project the imported memories name (claude-mem's files read and
+    #: changed), cited as a store's citations are: stale once the file changes
+    citations: int = 0
+    #: named files that could not be cited (not readable as text, say): left uncited
+    citations_skipped: int = 0
     #: deletions the source logged, in the forgetting log (with tombstones)
     forgotten: int = 0
     #: memories left out because their text holds a secret (no `redact`)
