@@ -470,6 +470,8 @@ export interface ImportFromResult {
  */
 export interface ImportedCounts {
   already?: number;
+  citations?: number;
+  citationsSkipped?: number;
   conflicts?: number;
   duplicates?: number;
   edges?: number;
