@@ -23,6 +23,7 @@ from typing import Any
 
 from memls.errors import InvalidInput
 from memls.protocol.base import ForgetReason, MemoryType
+from memls.store.foreign import sqlite_source as src
 from memls.store.foreign.records import (
     ForeignEdge,
     ForeignForgetting,
@@ -72,42 +73,11 @@ _EDGE_KINDS = {"supersedes": "supersedes", "contradicts": "contradicts", "relate
 
 def locate(source: Path) -> Path:
     """The database file: `source` itself, or `omega.db` in a folder (OMEGA's home)."""
-    if source.is_dir():
-        source = source / "omega.db"
-    if not source.is_file():
-        raise InvalidInput(f"{source}: no such file (an OMEGA store is omega.db)", field="source")
-    return source
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    with path.open("rb") as handle:
-        header = handle.read(20)
-    if header[:16] != b"SQLite format 3\x00":
-        raise InvalidInput(f"{path} is not an OMEGA store (not a SQLite database)", field="source")
-    # Read-only, and nothing created beside the store: a WAL database (OMEGA's) opened even
-    # read-only gets -wal and -shm files made for it, unless it is opened as immutable. So a
-    # store OMEGA closed (no -wal) is read as immutable; while a -wal is there (OMEGA open, or
-    # left unfinished) its pages are read through it, as OMEGA's own readers do.
-    wal = header[18:20] == b"\x02\x02"
-    live = path.with_name(path.name + "-wal").exists()
-    flags = "mode=ro&immutable=1" if wal and not live else "mode=ro"
-    conn = sqlite3.connect(f"{path.as_uri()}?{flags}", uri=True, timeout=2.0)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
-def _problem(path: Path, exc: sqlite3.Error) -> InvalidInput:
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return InvalidInput(
-            f"{path} is locked by another process (OMEGA writing?): try again when it is done",
-            field="source",
-        )
-    return InvalidInput(f"{path} cannot be read as an OMEGA store: {text}", field="source")
+    return src.locate(source, "omega.db", "OMEGA")
 
 
 def _version(conn: sqlite3.Connection, path: Path) -> int:
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    tables = src.tables(conn)
     if not {"memories", "schema_version"} <= tables:
         raise InvalidInput(
             f"{path} is not an OMEGA store (no memories and schema_version tables)",
@@ -200,18 +170,18 @@ def read(source: Path, project: Path) -> ForeignStore:
     path = locate(Path(source))
     target = str(project)
     try:
-        conn = _connect(path)
+        conn = src.connect(path, "OMEGA")
         try:
             version = _version(conn, path)
             return _read(conn, path, version, target)
         finally:
             conn.close()
     except sqlite3.Error as exc:
-        raise _problem(path, exc) from None
+        raise src.problem(path, "OMEGA", exc) from None
 
 
 def _read(conn: sqlite3.Connection, path: Path, version: int, target: str) -> ForeignStore:
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    tables = src.tables(conn)
     edges: dict[str, list[ForeignEdge]] = {}
     linked: dict[str, set[str]] = {}
     if "edges" in tables:

@@ -13,11 +13,16 @@ from memls.errors import InvalidInput
 _HEADER = b"SQLite format 3\x00"
 
 
+def _a(tool: str) -> str:
+    """The tool's name with its article: "a claude-mem", "an OMEGA"."""
+    return ("an " if tool[:1].lower() in "aeiou" else "a ") + tool
+
+
 def locate(source: Path, filename: str, tool: str) -> Path:
     """The database file: `source` itself, or `filename` in a folder (the tool's home)."""
     path = source / filename if source.is_dir() else source
     if not path.is_file():
-        raise InvalidInput(f"{path}: no such file (a {tool} store is {filename})", field="source")
+        raise InvalidInput(f"{path}: no such file ({_a(tool)} store is {filename})", field="source")
     return path
 
 
@@ -32,7 +37,9 @@ def connect(path: Path, tool: str) -> sqlite3.Connection:
     except OSError as exc:
         raise InvalidInput(f"{path} cannot be read: {exc.strerror}", field="source") from None
     if header[:16] != _HEADER:
-        raise InvalidInput(f"{path} is not a {tool} store (not a SQLite database)", field="source")
+        raise InvalidInput(
+            f"{path} is not {_a(tool)} store (not a SQLite database)", field="source"
+        )
     wal = header[18:20] == b"\x02\x02"
     live = path.with_name(path.name + "-wal").exists()
     flags = "mode=ro&immutable=1" if wal and not live else "mode=ro"
@@ -51,7 +58,7 @@ def problem(path: Path, tool: str, exc: sqlite3.Error) -> InvalidInput:
         )
     if "malformed" in text or "not a database" in text:
         return InvalidInput(f"{path} is corrupt: {text}", field="source")
-    return InvalidInput(f"{path} cannot be read as a {tool} store: {text}", field="source")
+    return InvalidInput(f"{path} cannot be read as {_a(tool)} store: {text}", field="source")
 
 
 def tables(conn: sqlite3.Connection) -> set[str]:
