@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -194,7 +194,8 @@ class Detector:
 
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:
         """Findings for each of a batch of new rows of one project. The candidates' records
-        and note facts are read once for the batch (two statements, not two a row)."""
+        and note facts are read once for the batch (two statements, not two a row), and the
+        pair model reads the pairs of the whole batch in one call."""
         if not rows:
             return []
         near = self.candidates(rows, vectors)
@@ -204,24 +205,24 @@ class Detector:
         records = self.reads.visible_rows(seen, wanted) if wanted else {}
         notes = self.reads.note_units(rows[0]["project"], [*(r["id"] for r in rows), *records])
         size = self.reads.visible_count(seen) if any(changes(r["content"]) for r in rows) else 0
-        return [self.detect(row, pairs, records, notes, size) for row, pairs in zip(rows, near)]
+        scored = [self.score(row, pairs, records, notes, size) for row, pairs in zip(rows, near)]
+        read = self._read(rows, scored)
+        return [self.findings(row, s, notes, read) for row, s in zip(rows, scored)]
 
-    def detect(
+    def score(
         self,
         row: sqlite3.Row,
         pairs: list[tuple[str, float | None]],
         records: dict[str, sqlite3.Row],
         notes: dict[str, sqlite3.Row],
         size: int = 0,
-    ) -> list[Finding]:
-        """Score `row` against its candidates `pairs`; `records`: the visible candidates'
-        rows, `notes`: the note-unit facts of `row` and of them; `size`: how many memories
-        its project holds (for the words it uses throughout)."""
-        if not pairs:
-            return []
+    ) -> _Scored:
+        """`row` scored by the signals against its candidates `pairs`; `records`: the visible
+        candidates' rows, `notes`: the note-unit facts of `row` and of them; `size`: how many
+        memories its project holds (for the words it uses throughout)."""
         here = notes.get(row["id"])
-        if here is not None and (not here["claim"] or not here["current"]):
-            return []  # no claim, or its note was rejected or superseded: never the newer side
+        if not pairs or (here is not None and (not here["claim"] or not here["current"])):
+            return _Scored()  # no claim, or its note was rejected or superseded: never newer
         common = self.common(row, size)
         scored = []
         for memory_id, cosine in pairs:
@@ -234,16 +235,28 @@ class Detector:
                 continue  # no file both apply to ("services/web/**" / "services/api/**")
             verdict = score_pair(row["content"], other["content"], similarity=cosine, common=common)
             scored.append((other, cosine, verdict))
-        read = self._read(row["content"], scored)
+        return _Scored(common, scored)
+
+    def findings(
+        self,
+        row: sqlite3.Row,
+        scored: _Scored,
+        notes: dict[str, sqlite3.Row],
+        read: dict[tuple[str, str], Meaning],
+    ) -> list[Finding]:
+        """The contradictions among `row`'s scored pairs, with the pair model's readings
+        (`read`, by (row id, candidate id)) and the document rules."""
+        here = notes.get(row["id"])
         findings = []
-        for other, cosine, verdict in scored:
-            if other["id"] in read:
+        for other, cosine, verdict in scored.pairs:
+            meaning = read.get((row["id"], other["id"]))
+            if meaning is not None:
                 verdict = score_pair(
                     row["content"],
                     other["content"],
                     similarity=cosine,
-                    common=common,
-                    meaning=read[other["id"]],
+                    common=scored.common,
+                    meaning=meaning,
                 )
             if not verdict.contradiction:
                 continue
@@ -260,17 +273,31 @@ class Detector:
         return findings
 
     def _read(
-        self, new: str, scored: list[tuple[sqlite3.Row, float | None, Verdict]]
-    ) -> dict[str, Meaning]:
+        self, rows: list[sqlite3.Row], scored: list[_Scored]
+    ) -> dict[tuple[str, str], Meaning]:
         """The pair model's reading of the pairs the signals call a contradiction (past the
-        gate by then), by candidate id (empty without a model, or while it is unavailable):
-        what it can change there is a veto; reading every candidate cost ten times the
-        indexing time (docs/conflicts.md)."""
+        gate by then), by (row id, candidate id), in one call for the batch (empty without a
+        model, or while it is unavailable): what it can change there is a veto; reading every
+        candidate cost ten times the indexing time (docs/conflicts.md)."""
         if self.meaning is None:
             return {}
-        past = [o for o, _, v in scored if v.contradiction]
-        found = self.meaning([(new, o["content"]) for o in past]) if past else None
-        return {} if found is None else {o["id"]: m for o, m in zip(past, found)}
+        past = [
+            (row, other)
+            for row, s in zip(rows, scored)
+            for other, _, verdict in s.pairs
+            if verdict.contradiction
+        ]
+        found = self.meaning([(r["content"], o["content"]) for r, o in past]) if past else None
+        return {} if found is None else {(r["id"], o["id"]): m for (r, o), m in zip(past, found)}
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """A new row's candidates scored by the signals alone: (candidate, cosine, verdict), and
+    the corpus's common words the scoring took."""
+
+    common: frozenset[str] = frozenset()
+    pairs: list[tuple[sqlite3.Row, float | None, Verdict]] = field(default_factory=list)
 
 
 def _before(other: sqlite3.Row, row: sqlite3.Row) -> bool:

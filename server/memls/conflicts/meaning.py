@@ -54,6 +54,13 @@ class Meaning:
             mutual_entailment=round(min(forward[1], backward[1]), 4),
         )
 
+    @classmethod
+    def one_way(cls, forward: tuple[float, float, float]) -> Meaning:
+        """From the (new, existing) reading alone, when `decided` says the other order cannot
+        change what the scorer asks (`contradicts`, `apart`, `agrees`): that reading taken for
+        both. Not for `restates`, which needs each side read against the other."""
+        return cls.of(forward, forward)
+
     @property
     def contradicts(self) -> bool:
         return self.contradiction >= MEANING_ALONE
@@ -72,3 +79,20 @@ class Meaning:
     @property
     def restates(self) -> bool:
         return self.mutual_entailment >= RESTATES
+
+
+def decided(forward: tuple[float, float, float]) -> bool:
+    """Does the (new, existing) reading alone settle what the scorer asks of a `Meaning`?
+    Each of `contradicts`, `apart` (a mean of the two orders) and `agrees` (a minimum) is
+    false whatever the other order reads when the first is below 2t - 1 (for a mean against
+    threshold t) or below t (for a minimum): the pair need not be read the other way round."""
+    c, e, n = forward
+    return (
+        c < 2 * MEANING_ALONE - 1 - _ROUNDING
+        and n < 2 * MEANING_APART - 1 - _ROUNDING
+        and e < MEANING_AGREE - _ROUNDING
+    )
+
+
+#: `Meaning.of` rounds to four places: a margin past it
+_ROUNDING = 1e-3

@@ -11,6 +11,7 @@ from typing import Any
 from memls import protocol
 from memls.conflicts import resolver
 from memls.conflicts.detector import Detector, Finding
+from memls.conflicts.meaning import decided
 from memls.conflicts.reader import PairReader
 from memls.conflicts.scorer import score_pair
 from memls.engine.shared import Announcer, Clock, Indexing, Units, checked_text, log, require
@@ -55,7 +56,7 @@ class Conflicts:
         of work for the batch: one commit, not one a memory), tell (one `memory/conflicts`
         notification per memory that got new pairs, with all of its open pairs: the fronts
         need not ask again)."""
-        reader = PairReader(self.models.pair if self.models is not None else None)
+        reader = PairReader(self.models.pair if self.models is not None else None, decided)
         detector = Detector(self.search, self.index, self.clock(), reader)
         found = [(row, f) for row, f in zip(rows, detector.detect_all(rows, vectors)) if f]
         if found:
@@ -206,7 +207,8 @@ class Conflicts:
         verdict = score_pair(new, existing, similarity=cosine, similarity_kind="cosine")
         if not verdict.contradiction:
             return verdict  # the model is asked only to check a contradiction (as detection)
-        read = PairReader(self.models.pair if self.models is not None else None)([(new, existing)])
+        model = self.models.pair if self.models is not None else None
+        read = PairReader(model, decided)([(new, existing)])
         if not read:
             return verdict
         return score_pair(new, existing, similarity=cosine, meaning=read[0])
