@@ -343,6 +343,16 @@ def test_import_keeps_tags_and_named_relations_once(run, scenario):
         (got["A line with a #tag only"]["id"], "part_of"),
     ]
 
+    # as a person reads them: under each memory of a list, in the fields of one
+    code, out, err = run("list", "-p", str(alpha), "--limit", "100")
+    assert code == 0, err
+    assert "\n    tags redis, infra\n" in out
+    assert f"\n    depends_on {postgres['id']}\n" in out
+    code, out, err = run("get", redis["id"], "-p", str(alpha))
+    assert code == 0, err
+    assert "tags            redis, infra" in out
+    assert f"relatedBy       part_of {postgres['id']}, part_of " in out
+
     # a second import brings nothing, and nothing twice
     code, out, err = run(
         "import", "--from", "basic-memory", str(config), "-p", str(alpha), "--json"
