@@ -152,11 +152,12 @@ def relations_of(
     read; a `relates` edge is made between two memories of its own project)."""
     wanted = json.dumps(list(dict.fromkeys(ids)))
     rows = conn.execute(
-        "SELECT w.value AS id, e.dst AS other, e.label, 0 AS incoming, e.created_at, e.rowid "
+        "SELECT w.value AS id, e.dst AS other, e.label, 0 AS incoming, e.created_at AS made, "
+        "e.rowid AS n "
         "FROM json_each(:ids) AS w JOIN edges e ON e.src = w.value AND e.kind = 'relates' "
         "UNION ALL SELECT w.value, e.src, e.label, 1, e.created_at, e.rowid "
         "FROM json_each(:ids) AS w JOIN edges e ON e.dst = w.value AND e.kind = 'relates' "
-        "ORDER BY 5, 6",
+        "ORDER BY made, n",
         {"ids": wanted},
     ).fetchall()
     found: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {}
