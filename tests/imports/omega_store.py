@@ -22,8 +22,10 @@ def scenario(home: str, a: str, b: str) -> dict[str, Any]:
     db = SQLiteStore(db_path=os.path.join(home, "omega.db"))
     ids: dict[str, str] = {}
 
-    def put(name: str, text: str, project: str | None, event_type: str = "decision") -> None:
-        meta: dict[str, Any] = {"event_type": event_type}
+    def put(
+        name: str, text: str, project: str | None, event_type: str = "decision", **more: Any
+    ) -> None:
+        meta: dict[str, Any] = {"event_type": event_type, **more}
         if project is not None:
             meta["project"] = project
         # no automatic supersession: the scenario says which memory replaces which
@@ -38,8 +40,15 @@ def scenario(home: str, a: str, b: str) -> dict[str, Any]:
     db.record_feedback(ids["flagged"], "outdated", "still wrong")  # -4: flagged for review
     put("liked", "The test suite runs with pytest and pytest-xdist on two workers.", a, "fact")
     db.record_feedback(ids["liked"], "helpful")
-    put("pref", "Prefer small pull requests that change one thing each.", a, "user_preference")
+    put(
+        "pref",
+        "Prefer small pull requests that change one thing each.",
+        a,
+        "user_preference",
+        tags=["review", "git"],
+    )
     put("lesson", "Pin the ONNX runtime version: 1.17 broke the tokenizer.", a, "lesson_learned")
+    db.add_edge(ids["lesson"], ids["liked"], "related")
     put("secret", "The CI deploy key is ghp_4fT9kQ2mZx7LpW3nR8vB1cY6dH0jS5aE2gU9 for now.", a)
     put("restated", "Business logic of the mobile apps is shared with Kotlin Multiplatform.", a)
     put("dup", "Database migrations are numbered SQL files applied at start.", a)

@@ -1,10 +1,11 @@
-"""The basic-memory reader on stores basic-memory makes itself: basic-memory 0.24.1 (its own
-venv, tests/imports/setup_basic_memory.sh) indexes markdown notes written into two projects'
-folders (`basic-memory project add`) and writes one through its CLI (`tool write-note`),
-offline, in a config folder of its own."""
+"""The basic-memory reader, and `memls import --from basic-memory`, on stores basic-memory
+makes itself: basic-memory 0.24.1 (its own venv, tests/imports/setup_basic_memory.sh) indexes
+markdown notes written into two projects' folders (`basic-memory project add`) and writes one
+through its CLI (`tool write-note`), offline, in a config folder of its own."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -299,3 +300,64 @@ def test_a_copy_is_read_as_the_store(copy, scenario):
     db, alpha = copy
     config, _ = scenario
     assert basic_memory.read(db, alpha).memories == basic_memory.read(config, alpha).memories
+
+
+def test_import_keeps_tags_and_named_relations_once(run, scenario):
+    config, alpha = scenario
+    code, out, err = run(
+        "import", "--from", "basic-memory", str(config), "-p", str(alpha), "--json"
+    )
+    assert code == 0, err
+    (counts,) = json.loads(out)["projects"]
+    assert (counts["read"], counts["stored"], counts["merged"]) == (8, 8, 0)
+    # the three memories of "Cache layer" depend on Storage's first, Storage's two are part of
+    # Cache's first, Deploy's two follow Storage's first; a tag a (memory, tag)
+    assert (counts["edges"], counts["tags"]) == (7, 7)
+
+    def listed() -> dict[str, dict]:
+        code, out, err = run("list", "-p", str(alpha), "--json", "--limit", "100")
+        assert code == 0, err
+        return {m["content"].split(" (")[0]: m for m in json.loads(out)["memories"]}
+
+    got = listed()
+    redis = got["Use Redis for the cache #redis"]
+    postgres = got["Postgres 16 holds the orders"]
+    lesson = got["Deploys run the migration first #ops"]
+    # an observation's #tags first, then its note's front-matter tags
+    assert redis["tags"] == ["redis", "infra"]
+    assert got["Cache keys start with the service name"]["tags"] == ["infra"]
+    assert got["A line with a #tag only"]["tags"] == ["tag"] and postgres.get("tags", []) == []
+    assert lesson["tags"] == ["ops"]
+    cache = [m for m in got.values() if "infra" in m.get("tags", [])]  # Cache layer's three
+    assert len(cache) == 3
+    for memory in cache:
+        assert memory["related"] == [{"id": postgres["id"], "label": "depends_on"}]
+    assert postgres["related"] == [{"id": redis["id"], "label": "part_of"}]
+    assert lesson["related"] == [{"id": postgres["id"], "label": "follows"}]
+    assert sorted((r["id"], r["label"]) for r in postgres["relatedBy"]) == sorted(
+        [(m["id"], "depends_on") for m in cache]
+        + [(lesson["id"], "follows"), (got["Small pull requests"]["id"], "follows")]
+    )
+    assert [(r["id"], r["label"]) for r in redis["relatedBy"]] == [
+        (postgres["id"], "part_of"),
+        (got["A line with a #tag only"]["id"], "part_of"),
+    ]
+
+    # as a person reads them: under each memory of a list, in the fields of one
+    code, out, err = run("list", "-p", str(alpha), "--limit", "100")
+    assert code == 0, err
+    assert "\n    tags redis, infra\n" in out
+    assert f"\n    depends_on {postgres['id']}\n" in out
+    code, out, err = run("get", redis["id"], "-p", str(alpha))
+    assert code == 0, err
+    assert "tags            redis, infra" in out
+    assert f"relatedBy       part_of {postgres['id']}, part_of " in out
+
+    # a second import brings nothing, and nothing twice
+    code, out, err = run(
+        "import", "--from", "basic-memory", str(config), "-p", str(alpha), "--json"
+    )
+    assert code == 0, err
+    (again,) = json.loads(out)["projects"]
+    assert (again["stored"], again["already"], again["edges"], again["tags"]) == (0, 8, 0, 0)
+    assert listed() == got

@@ -303,20 +303,22 @@ def test_a_corrupt_store(copy):
     assert f"{db} is corrupt: database disk image is malformed" in _refused(db, alpha)
 
 
-def test_files_an_observation_read_and_changed_are_cited_once(scenario, tmp_path):
+def test_files_an_observation_names_are_cited_and_its_concepts_tagged_once(scenario, tmp_path):
     """The import cites the project's files an observation names, as a store with citations
-    does; a file gone from the project, or outside it, is not cited; a second import adds
-    nothing."""
+    does; a file gone from the project, or outside it, is not cited; its concepts are tags; a
+    second import adds nothing."""
     db, alpha, _ = scenario
     params = p.ImportFromParams(from_="claude-mem", source=str(db), project=str(alpha))
     with open_engine(make_data(tmp_path), front="cli") as engine:
         first = engine.import_from(params).projects[0]
         assert (first.citations, first.citations_skipped) == (3, 0)
-        cited = {}
+        cited, tags = {}, {}
         for memory_id in first.ids:
             memory = engine.get(p.GetParams(id=memory_id, project=str(alpha)))
             for c in memory.citations:
                 cited.setdefault(memory.content.splitlines()[0], []).append((c.path, c.state))
+            if memory.tags:
+                tags[memory.content.splitlines()[0]] = memory.tags
         assert cited == {
             "Cache in Redis — not in process": [
                 ("src/store.py", "fresh"),
@@ -324,5 +326,12 @@ def test_files_an_observation_read_and_changed_are_cited_once(scenario, tmp_path
             ],
             "Added a cache warmup": [("README.md", "fresh")],
         }
+        # its concepts are its tags
+        assert tags == {
+            "Cache in Redis — not in process": ["trade-off", "why-it-exists"],
+            "The store batches writes": ["how-it-works"],
+        }
+        assert first.tags == 3
         again = engine.import_from(params).projects[0]
         assert (again.stored, again.citations, again.already) == (0, 0, first.stored)
+        assert again.tags == 0

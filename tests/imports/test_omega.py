@@ -66,7 +66,9 @@ def test_import_keeps_history_scope_and_the_write_checks(run, scenario):
     assert counts["merged"] == 1  # the restatement, merged into the project's memory once indexed
     assert counts["refused"] == 1 and counts["secrets"] == {"github-token": 1}
     assert (counts["superseded"], counts["flagged"], counts["forgotten"]) == (2, 1, 1)
-    assert counts["edges"] == 2  # the supersession and OMEGA's contradicts edge
+    # the supersession, OMEGA's contradicts edge and its `related` edge
+    assert counts["edges"] == 3
+    assert counts["tags"] == 2  # the preference's
     assert counts["conflicts"] >= 2  # OMEGA's pair, and the one memls found against `contrary`
     # rows of no project (OMEGA wrote A's folder into their `project` column) are listed only
     assert sorted(u["key"] for u in result["unscoped"]) == sorted(
@@ -107,6 +109,12 @@ def test_import_keeps_history_scope_and_the_write_checks(run, scenario):
     counter = memories[text["counter"]]
     assert [c["id"] for c in counter["contradicts"]] == [memories[text["claim"]]["id"]]
     assert memories[contrary]["contradictedBy"] or memories[contrary]["contradicts"]
+    # OMEGA's tags and its `related` edge, a named relation that is no contradiction
+    assert memories[text["pref"]]["tags"] == ["review", "git"]
+    lesson, liked = memories[text["lesson"]], memories[text["liked"]]
+    assert lesson["related"] == [{"id": liked["id"], "label": "related"}]
+    assert liked["relatedBy"] == [{"id": lesson["id"], "label": "related"}]
+    assert lesson["contradicts"] == lesson["contradictedBy"] == []
 
     # the review flag OMEGA never clears is one a person can
     code, out, _ = run("review", "list", "-p", str(a), "--json")

@@ -134,3 +134,18 @@ def test_import_refuses_any_row_naming_another_projects_memory(engine, table, co
     assert [json.dumps(x) for x in engine.export("beta")] == before
     engine.forget(p.ForgetParams(id=beta.id, reason="user_deleted", project="beta"))
     assert engine.forgotten(p.ForgottenParams(project="beta")).entries[0].memory_id == beta.id
+
+
+def test_tags_and_named_relations_round_trip(engine, clock, tmp_path):
+    a, b, c = _populated(engine, clock)
+    with engine.storage.write("alpha", "test") as tx:
+        tx.tags.add(c.id, ["lint", "python"])
+        tx.edges.relate(c.id, b.id, "depends_on", "2025-06-01T00:00:00.000000Z")
+    lines = [json.dumps(x) for x in engine.export("alpha")]
+    with Engine.open(tmp_path / "other", clock=clock, vectors=False) as fresh:
+        counts = fresh.import_("alpha", lines)
+        assert counts["memory_tags"] == 2 and counts["edges"] == 2
+        got = fresh.get(p.GetParams(id=c.id, project="alpha"))
+        assert got.tags == ["lint", "python"]
+        assert [(r.id, r.label) for r in got.related] == [(b.id, "depends_on")]
+        assert fresh.get(p.GetParams(id=b.id, project="alpha")).supersedes == [a.id]

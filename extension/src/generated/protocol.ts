@@ -149,6 +149,8 @@ export interface Memory {
   origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
+  related?: RelationRef[];
+  relatedBy?: RelationRef[];
   restates?: string[];
   scope?: string[];
   seenAgain?: number;
@@ -159,6 +161,7 @@ export interface Memory {
   status: "active" | "superseded";
   supersededBy?: string[];
   supersedes?: string[];
+  tags?: string[];
   trust: "candidate" | "flagged" | "rejected" | "verified";
   type: "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
   validFrom: string;
@@ -176,6 +179,14 @@ export interface ConflictRef {
   current: string;
   id: string;
   newer: string;
+}
+/**
+ * A named link between two memories that another memory tool kept (basic-memory's
+ * `- depends_on [[Other note]]`): the other memory, and the source's name for the link.
+ */
+export interface RelationRef {
+  id: string;
+  label?: string | null;
 }
 /**
  * A note file that states a memory, and the lines it stands on there (`SourceRange`).
@@ -488,6 +499,7 @@ export interface ImportedCounts {
   };
   stored: number;
   superseded?: number;
+  tags?: number;
   tombstoned?: number;
   tooLong?: number;
 }
@@ -653,6 +665,8 @@ export interface QueryHit {
   origin?: ("claude-memory" | "codex-memories" | "gemini-memory") | null;
   project: string;
   recordedAt: string;
+  related?: RelationRef[];
+  relatedBy?: RelationRef[];
   restates?: string[];
   scope?: string[];
   score: number;
@@ -664,6 +678,7 @@ export interface QueryHit {
   status: "active" | "superseded";
   supersededBy?: string[];
   supersedes?: string[];
+  tags?: string[];
   trust: "candidate" | "flagged" | "rejected" | "verified";
   type: "constraint" | "convention" | "decision" | "fact" | "lesson" | "note" | "preference";
   validFrom: string;

@@ -74,6 +74,10 @@ def standing(m) -> list[str]:
         parts.append("superseded by " + ", ".join(m.superseded_by))
     if getattr(m, "restates", None):
         parts.append("restated in other words by " + ", ".join(m.restates))
+    if getattr(m, "tags", None):
+        parts.append("tags " + ", ".join(m.tags))
+    if getattr(m, "related", None):
+        parts.append(wording.related(m.related))
     if m.stale:
         parts.append("STALE (the code it cites changed: verify before relying on it)")
     return parts

@@ -276,13 +276,17 @@ def _line(m: protocol.Memory, score: float | None = None) -> str:
 
 
 def _stated(m: protocol.Memory) -> str:
-    """Every note file that states it, when more than one does, and the memories of other
-    note files that say the same in other words."""
+    """Every note file that states it, when more than one does, the memories of other note
+    files that say the same in other words, its tags and its named relations."""
     lines = []
     if len(m.sources) > 1:
         lines.append("stated in " + wording.place(m, m.project))
     if m.restates:
         lines.append("restated in other words by " + ", ".join(m.restates))
+    if m.tags:
+        lines.append("tags " + ", ".join(m.tags))
+    if m.related:
+        lines.append(wording.related(m.related))
     return "".join(f"\n    {line}" for line in lines)
 
 
@@ -332,6 +336,11 @@ def _describe(m: protocol.Memory) -> str:
     data = protocol.to_wire(m)
     if m.sources:  # every note file that states it, as a person reads them
         data["sources"] = wording.place(m, m.project)
+    for key, refs in (("related", m.related), ("relatedBy", m.related_by)):
+        if refs:
+            data[key] = wording.related(refs)
+    if m.tags:
+        data["tags"] = ", ".join(m.tags)
     return "\n".join(f"{k:<15} {v}" for k, v in data.items() if v not in (None, []))
 
 

@@ -58,6 +58,7 @@ def lines(r: protocol.ImportFromResult) -> list[str]:
             f"{c.superseded} superseded" if c.superseded else "",
             f"{c.flagged} flagged for review" if c.flagged else "",
             f"{c.edges} relations" if c.edges else "",
+            f"{c.tags} tags" if c.tags else "",
             f"{c.forgotten} deletions into the forgetting log" if c.forgotten else "",
         ]
         out.append(

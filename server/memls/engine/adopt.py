@@ -13,7 +13,8 @@ transaction for the whole run (all or nothing):
   store finds each of them there and changes nothing.
 
 A memory keeps its source's times (recorded_at, valid_from, valid_until), type, feedback score,
-supersession (status, successor, the `supersedes` edge) and contradictions; a review flag puts
+tags, supersession (status, successor, the `supersedes` edge), contradictions and named
+relations (a `relates` edge with the source's name for it); a review flag puts
 it in the review queue (trust `flagged`), which a person can clear. A deletion the source logged
 becomes a forgetting-log entry and a tombstone. Rows of no project come in only into the project
 named by `unscopedTo`; other projects' rows never."""
@@ -274,6 +275,7 @@ class _Run:
             )
             self.c["flagged"] += 1
         self.cited(memory_id, m)
+        self.c["tags"] += self.tx.tags.add(memory_id, m.tags)
         tx.imported.add(self.tool, m.key, memory_id, "stored", self.now)
         self.ids[m.key] = memory_id
         self.new.append(memory_id)
@@ -293,18 +295,23 @@ class _Run:
             self.c["citations"] += self.tx.citations.add(memory_id, found, self.now)
 
     def relations(self, m: ForeignMemory) -> None:
-        """The successor of a superseded memory, and its edges to the others imported."""
+        """The successor of a superseded memory, and its edges to the others imported: a
+        supersession, a contradiction, or a named relation (`relates`, its name kept)."""
         mine = self.ids[m.key]
-        pairs: list[tuple[str, str, str]] = []
+        pairs: list[tuple[str, str, str, str]] = []
         if m.superseded_by in self.ids:
-            pairs.append(("supersedes", self.ids[m.superseded_by], mine))
+            pairs.append(("supersedes", self.ids[m.superseded_by], mine, ""))
         for edge in m.edges:
-            if edge.target in self.ids and edge.kind in ("supersedes", "contradicts"):
-                pairs.append((edge.kind, mine, self.ids[edge.target]))
-        for kind, src, dst in dict.fromkeys(pairs):
+            if edge.target in self.ids:
+                label = (edge.label or "").strip() if edge.kind == "relates" else ""
+                pairs.append((edge.kind, mine, self.ids[edge.target], label))
+        for kind, src, dst, label in dict.fromkeys(pairs):
             if src == dst:
                 continue
-            if kind == "supersedes":
+            if kind == "relates":
+                if not self.tx.edges.relate(src, dst, label, self.now):
+                    continue
+            elif kind == "supersedes":
                 if self.tx.edges.has(src, dst, "supersedes"):  # named both ways (status, edge)
                     continue
                 self.tx.edges.add(src, dst, "supersedes", self.now)

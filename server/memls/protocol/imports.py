@@ -49,8 +49,10 @@ class ImportedCounts(Wire):
     superseded: int = 0
     #: flagged for review in the source: in memls's review queue
     flagged: int = 0
-    #: supersedes and contradicts relations between the imported memories
+    #: supersedes, contradicts and named (`relates`) relations between the imported memories
     edges: int = 0
+    #: tags given to the imported memories
+    tags: int = 0
     #: files in the project the imported memories name (claude-mem's files read and
     #: changed), cited as a store's citations are: stale once the file changes
     citations: int = 0

@@ -60,6 +60,14 @@ class NoteSource(Wire):
     range: str | None = None
 
 
+class RelationRef(Wire):
+    """A named link between two memories that another memory tool kept (basic-memory's
+    `- depends_on [[Other note]]`): the other memory, and the source's name for the link."""
+
+    id: str
+    label: str | None = None
+
+
 class Memory(Wire):
     id: str
     project: str
@@ -99,6 +107,12 @@ class Memory(Wire):
     #: memories of other note files that say the same in other words (the near-duplicate
     #: rule), either way: each kept, and forgotten, by its own files
     restates: list[str] = []
+    #: the words another memory tool filed it under (its tags), in its order
+    tags: list[str] = []
+    #: named links from it to other memories, as another memory tool kept them
+    related: list[RelationRef] = []
+    #: named links from other memories to it
+    related_by: list[RelationRef] = []
 
 
 class Explain(Wire):

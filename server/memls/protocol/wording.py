@@ -1,7 +1,8 @@
 """How a person reads a contradiction: the kind in words, the other statement quoted (cut at a
-word, at most 120 characters) and placed by its workspace-relative path and line. One wording
-for every front: the engine puts it on each `Conflict` (`ConflictWords`), the editor's
-diagnostics, the Conflicts view, the CLI and MCP print it. Pure: no I/O."""
+word, at most 120 characters) and placed by its workspace-relative path and line; and a
+memory's named relations. One wording for every front: the engine puts it on each `Conflict`
+(`ConflictWords`), the editor's diagnostics, the Conflicts view, the CLI and MCP print it.
+Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 from memls.protocol.base import SourceRange
 from memls.protocol.conflicts import ConflictWords, Signal
-from memls.protocol.records import Memory
+from memls.protocol.records import Memory, RelationRef
 
 QUOTE_LIMIT = 120
 
@@ -81,6 +82,11 @@ def place(memory: Memory, project: str) -> str:
         (memory.source_uri, memory.source_range)
     ]
     return ", ".join(_place(uri, where, project) for uri, where in stated)
+
+
+def related(refs: Sequence[RelationRef]) -> str:
+    """A memory's named relations, as another memory tool named them: `depends_on m_1, ...`."""
+    return ", ".join(f"{ref.label or 'relates to'} {ref.id}" for ref in refs)
 
 
 def _place(uri: str, source_range: str | None, project: str) -> str:

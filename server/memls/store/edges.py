@@ -1,5 +1,7 @@
-"""Edges between memories of one project: `supersedes`, `derived_from`, and the contradiction
-pairs (`contradicts`, stored both ways with the same detail) with their dismissals."""
+"""Edges between memories of one project: `supersedes`, `derived_from`, the contradiction
+pairs (`contradicts`, stored both ways with the same detail) with their dismissals, and
+`relates` (a link another memory tool named, its name as `label`; read only by
+`relations_of`)."""
 
 from __future__ import annotations
 
@@ -142,6 +144,28 @@ def origins(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]:
     return {memory_id: origin for memory_id, origin in rows}
 
 
+def relations_of(
+    conn: sqlite3.Connection, ids: Iterable[str]
+) -> dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]]:
+    """id -> ((other, label) it relates to, (other, label) relating to it), for the memories
+    among `ids` with `relates` edges, in the order they were made (the ids come from a scoped
+    read; a `relates` edge is made between two memories of its own project)."""
+    wanted = json.dumps(list(dict.fromkeys(ids)))
+    rows = conn.execute(
+        "SELECT w.value AS id, e.dst AS other, e.label, 0 AS incoming, e.created_at AS made, "
+        "e.rowid AS n "
+        "FROM json_each(:ids) AS w JOIN edges e ON e.src = w.value AND e.kind = 'relates' "
+        "UNION ALL SELECT w.value, e.src, e.label, 1, e.created_at, e.rowid "
+        "FROM json_each(:ids) AS w JOIN edges e ON e.dst = w.value AND e.kind = 'relates' "
+        "ORDER BY made, n",
+        {"ids": wanted},
+    ).fetchall()
+    found: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {}
+    for row in rows:
+        found.setdefault(row["id"], ([], []))[row["incoming"]].append((row["other"], row["label"]))
+    return found
+
+
 def _approved_after(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> set[tuple[str, str]]:
     """(older, newer) pairs whose older statement is verified, by an approval recorded after
     the newer statement was. One statement for all pairs (this runs on every read)."""
@@ -164,6 +188,20 @@ class Edges(Repository):
             dst=dst,
             kind=kind,
             at=at,
+        )
+
+    def relate(self, src: str, dst: str, label: str, at: str) -> bool:
+        """A `relates` edge named `label`; False when the two are so related already."""
+        return (
+            self._exec(
+                "INSERT OR IGNORE INTO edges (src, dst, kind, project, created_at, label) "
+                "VALUES (:src, :dst, 'relates', :project, :at, :label)",
+                src=src,
+                dst=dst,
+                at=at,
+                label=label,
+            ).rowcount
+            == 1
         )
 
     def has(self, src: str, dst: str, kind: str) -> bool:

@@ -12,9 +12,10 @@ import msgspec
 from memls import protocol
 from memls.scope import USER_PROJECT
 from memls.store.base import Repository
-from memls.store.edges import links, open_conflicts, origins
+from memls.store.edges import links, open_conflicts, origins, relations_of
 from memls.store.imported import tools_of
 from memls.store.stated import restates_of, sources_of
+from memls.store.tags import tags_of
 
 MEMORY_FIELDS = (
     "id",
@@ -67,8 +68,8 @@ def among(ids: Iterable[str]) -> str:
 def to_memories(
     conn: sqlite3.Connection, rows: list[sqlite3.Row], *, relations: bool = True
 ) -> list[protocol.Memory]:
-    """Rows as wire records, with their supersession links and open contradictions
-    (`relations=False`: without them, empty lists; two statements fewer)."""
+    """Rows as wire records, with their supersession links, open contradictions, tags and
+    named relations (`relations=False`: without them, empty lists; fewer statements)."""
     plain = [
         protocol.Memory(
             **{name: row[name] for name in MEMORY_FIELDS}, scope=scope_of(row["path_scope"])
@@ -81,8 +82,8 @@ def to_memories(
 def with_relations(
     conn: sqlite3.Connection, memories: list[protocol.Memory]
 ) -> list[protocol.Memory]:
-    """The records (from a scoped read) with their supersession links and open
-    contradictions filled in: the rows are not read again."""
+    """The records (from a scoped read) with their supersession links, open contradictions,
+    citations, sources, tags and named relations filled in: the rows are not read again."""
     ids = [m.id for m in memories]
     linked = links(conn, ids)
     contested = open_conflicts(conn, ids)
@@ -91,6 +92,8 @@ def with_relations(
     stated = sources_of(conn, [m.id for m in memories if m.source_uri])
     restated = restates_of(conn, list(stated))
     tools = tools_of(conn, ids)
+    tagged = tags_of(conn, ids)
+    related = relations_of(conn, ids)
     out = []
     for memory in memories:
         refs = [
@@ -121,12 +124,24 @@ def with_relations(
                 ],
                 restates=restated.get(memory.id, []),
                 imported_from=tools.get(memory.id),
+                tags=tagged.get(memory.id, []),
+                related=_refs(related, memory.id, 0),
+                related_by=_refs(related, memory.id, 1),
             )
         )
     return out
 
 
 STALE = ("changed", "missing")
+
+
+def _refs(
+    related: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]],
+    memory_id: str,
+    way: int,
+) -> list[protocol.RelationRef]:
+    pairs = related[memory_id][way] if memory_id in related else []
+    return [protocol.RelationRef(id=other, label=label or None) for other, label in pairs]
 
 
 def citations_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, list[protocol.Citation]]:

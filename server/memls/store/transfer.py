@@ -13,6 +13,7 @@ from memls.errors import InvalidInput, Refused
 TABLES = (
     "memories",
     "citations",
+    "memory_tags",
     "edges",
     "feedback",
     "trust_transitions",
@@ -29,6 +30,7 @@ TABLES = (
 MEMORY_REFERENCES = {
     "memories": ("id", "derived_from"),
     "citations": ("memory_id",),
+    "memory_tags": ("memory_id",),
     "edges": ("src", "dst"),
     "feedback": ("memory_id",),
     "trust_transitions": ("memory_id",),

@@ -31,6 +31,7 @@ from memls.store.notes import NoteFiles, NoteLinks, NoteUnits
 from memls.store.outbox import Outbox, OutboxQueue
 from memls.store.search import SearchQueries
 from memls.store.sources import NoteRestates, NoteSources
+from memls.store.tags import Tags
 from memls.store.tokens import TOKENS_DB, TokenVectors
 
 
@@ -58,6 +59,7 @@ class Tx:
         self.note_restates = NoteRestates(conn, project)
         self.citations = Citations(conn, project)
         self.imported = Imported(conn, project)
+        self.tags = Tags(conn, project)
 
     def audit(self, op: str, memory_id: str | None, at: str, **detail: Any) -> None:
         self.audit_log.add(op, memory_id, at, self.front, **detail)
@@ -67,7 +69,8 @@ class Tx:
         return to_memories(self.conn, rows)
 
     def forget(self, row: sqlite3.Row, reason: str, at: str) -> None:
-        """Remove a memory: forgetting log, tombstone, the row (edges cascade), outbox, audit."""
+        """Remove a memory: forgetting log, tombstone, the row (its edges and tags cascade),
+        outbox, audit."""
         memory_id = row["id"]
         self.forgetting.log(
             memory_id, reason, textnorm.preview(row["content"]), row["type"], at, self.front
