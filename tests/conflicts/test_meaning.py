@@ -5,9 +5,11 @@ the real engine (a store, the check after it)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memls import protocol as p
-from memls.conflicts.meaning import MEANING_ALONE, MEANING_APART, RESTATES, Meaning
+from memls.conflicts.meaning import MEANING_ALONE, MEANING_APART, RESTATES, Meaning, decided
 from memls.conflicts.reader import PairReader
 from memls.conflicts.scorer import COSINE_SIMILARITY_MIN, score_pair
 from memls.dedup import is_restatement
@@ -21,6 +23,27 @@ SCOPED = ("On macOS, run `bin/check.sh` instead of `make check`.", "Always run `
 
 def kinds(verdict):
     return [s.kind for s in verdict.signals]
+
+
+_PROB = st.floats(min_value=0.0, max_value=1.0)
+
+
+@given(st.tuples(_PROB, _PROB, _PROB), st.tuples(_PROB, _PROB, _PROB))
+def test_a_first_reading_that_settles_the_pair_gives_what_both_orders_would(forward, backward):
+    if not decided(forward):
+        return
+    both, once = Meaning.of(forward, backward), Meaning.one_way(forward)
+    assert (both.contradicts, both.apart, both.agrees) == (
+        once.contradicts,
+        once.apart,
+        once.agrees,
+    )
+
+
+def test_a_first_reading_that_could_go_either_way_asks_for_the_second():
+    assert not decided((0.05, 0.05, 0.85))  # apart if the other order reads 0.95
+    assert decided((0.05, 0.2, 0.75))
+    assert Meaning.of((0.05, 0.05, 0.85), (0, 0, 0.95)).apart
 
 
 def test_both_orders_are_averaged_and_restating_needs_both():
@@ -98,6 +121,23 @@ def test_the_real_model_reads_identifiers_values_and_restatements(read):
     assert not changed.apart and score_pair(*versions, meaning=changed).contradiction
     assert restated.restates and restated.entailment > 0.9
     assert PairReader(None)([MODULES]) is None
+
+
+def test_the_detector_s_reading_reads_the_other_way_round_only_what_is_open(models):
+    pairs = [
+        MODULES,
+        ("Python 3.12 is used in CI.", "Python 3.11 is used in CI."),
+        ("We deploy on Fridays.", "We never deploy on Fridays."),
+        SCOPED,
+    ]
+    forward = [tuple(map(float, f)) for f in models.pair.classify(pairs)]
+    open_ = [k for k, f in enumerate(forward) if not decided(f)]
+    assert open_ and len(open_) < len(pairs)  # both kinds among them
+    backward = models.pair.classify([pairs[k][::-1] for k in open_])
+    expected = [Meaning.one_way(f) for f in forward]
+    for k, b in zip(open_, backward):
+        expected[k] = Meaning.of(forward[k], tuple(map(float, b)))
+    assert PairReader(models.pair, decided)(pairs) == expected
 
 
 def store(engine, text):
