@@ -32,7 +32,7 @@ from memls.conflicts.phrasing import (
     unlinked,
     words,
 )
-from memls.conflicts.stems import normalize, stem
+from memls.conflicts.stems import TEXTS, normalize, stem
 
 
 class Change(NamedTuple):
@@ -224,7 +224,7 @@ _PREFERENCE_CUE = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def changes(text: str) -> tuple[Change, ...]:
     """The change-of-state frames of `text` (see the module docstring)."""
     found: list[Change] = []
@@ -291,7 +291,7 @@ _DECIDE = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def decisions(text: str) -> tuple[Change, ...]:
     """A decision for a thing for a job, without naming what it replaces: "We will use Kafka as
     the event backbone for order events", "We chose gRPC for service-to-service calls", "Use
@@ -351,7 +351,7 @@ _PREFERRED_SUBJECT = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def preferences(text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], ...]:
     """(preferred, over what, the phrase) for each order-sensitive preference in `text`."""
     out: list[tuple[frozenset[str], frozenset[str], str]] = []
@@ -389,7 +389,7 @@ _OBJECT_END = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def prohibitions(text: str) -> tuple[tuple[frozenset[str], str], ...]:
     """What a rule forbids: "Never commit generated protobuf files" -> ({generat, protobuf,
     file}, phrase); "No print statements in library code" -> ({print, statement}, ...). The
@@ -416,7 +416,7 @@ def prohibitions(text: str) -> tuple[tuple[frozenset[str], str], ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def targets(text: str) -> frozenset[str]:
     """What the change frames of `text` say was replaced or removed, as stems: the named
     things of each replaced filler (all its words when it names none). An engine can look

@@ -16,7 +16,7 @@ import functools
 import re
 
 from memls.conflicts import lexicon as lx
-from memls.conflicts.stems import GENERIC_STEMS, normalize, stem
+from memls.conflicts.stems import GENERIC_STEMS, TEXTS, normalize, stem
 
 _UPPER = re.compile(r"[A-Z]")
 
@@ -86,7 +86,7 @@ def unlinked(text: str) -> str:
     return _LINK_TARGET.sub("] ", text)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def entities(text: str) -> frozenset[str]:
     """Stems of the named things in `text` (see the module docstring)."""
     text = unlinked(text)
@@ -116,7 +116,7 @@ def entities(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def words(text: str) -> frozenset[str]:
     """Every content stem of `text`, values included as words ("a month" -> month)."""
     return content_stems(normalize(CODE_SPAN.sub(lambda m: m.group(1), unlinked(text))))
@@ -138,7 +138,7 @@ _HEDGE = re.compile(
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides)\b")
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def tokens(text: str) -> tuple[str, ...]:
     """The stems of `text` in order, stopwords kept as "" (a modifier needs a neighbour)."""
     plain = CODE_SPAN.sub(lambda m: m.group(1), text)
@@ -153,14 +153,14 @@ def tokens(text: str) -> tuple[str, ...]:
 _SHOUT = re.compile(r"\b[A-Z]{2,}\b")
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=TEXTS)
 def hedged(text: str) -> bool:
     """Does the text weigh an option instead of stating a choice ("we could use X", "Option
     2: ...", "should we ...?")?"""
     return bool(_HEDGE.search(normalize(text)))
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=TEXTS)
 def additive(text: str) -> bool:
     return bool(_ADDITIVE.search(normalize(text)))
 
@@ -171,7 +171,7 @@ _SYSTEM = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+$")  # checkout-service
 _TOPIC_LEAD = frozenset({"of", "for"})  # "Backups of catalog-sync ...", "CI for search-api ..."
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=TEXTS)
 def topics(text: str) -> frozenset[str]:
     """The systems a statement is about: a system identifier (lower-case words joined by - _ or
     .) that opens a sentence or follows "of"/"for" among its first four words. "checkout-service

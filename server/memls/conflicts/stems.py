@@ -17,8 +17,13 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": " ", "\u201c": '"', 
 
 _EMPHASIS = re.compile(r"(?<![\w])_+|_+(?![\w])")
 
+#: How many texts' readings each memoised reading keeps: a contradiction check's batch (128 new
+#: memories, up to 15 candidates each) read once, not again for every pair it is in (a pair
+#: scored in 0.05 ms instead of 0.2 at 10,000 memories; about 30 MB when full).
+TEXTS = 4096
 
-@functools.lru_cache(maxsize=4096)
+
+@functools.lru_cache(maxsize=TEXTS)
 def normalize(text: str) -> str:
     """NFKC, quotes folded, case folded, emphasis out. Memoised: every rule of a pair reads
     the same two texts again (15% of the scorer's time before)."""

@@ -17,6 +17,7 @@ from memls.conflicts.stems import (
     BE,
     GENERIC_STEMS,
     QUALIFIER_STEMS,
+    TEXTS,
     UPDATE,
     is_participle,
     normalize,
@@ -78,7 +79,7 @@ class Analysis(NamedTuple):
     joined: frozenset[str] = frozenset()  # verb + particle written as one word ("time out"
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=TEXTS)
 def analyze(text: str) -> Analysis:
     """Pure; memoised, since a new memory is compared with up to ten candidates (an entry
     holds ~10 KB of tuples: 4,096 of them were 40 MB of the daemon's RSS)."""
