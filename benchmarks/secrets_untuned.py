@@ -1,12 +1,13 @@
 """False refusals of the secret detector on labelled sets no rule of memls was written on:
-three scanners' own rule tests, each split in two parts by rule (or detector) before memls was
+other scanners' own rule tests, each split in two parts by rule (or detector) before memls was
 first run on it, a part rules may be tuned on (`tune`) and a part only reported (`report`).
 
 - TruffleHog's per-detector pattern tests (benchmarks/data/secrets/trufflehog_corpus.py);
 - Nosey Parker's rule examples and negative examples, secretlint's rule snapshots,
   detect-secrets' plugin test tables, ripsecrets' test files and semgrep-rules' annotated
-  tests of its hard-coded credential rules, and Titus' rule examples that Nosey Parker's lack
-  (benchmarks/data/secrets/rule_examples_corpus.py).
+  tests of its hard-coded credential rules, Titus' rule examples that Nosey Parker's lack,
+  Kingfisher's that neither Nosey Parker's nor Titus' hold, and the examples of Sonar's secrets
+  rules (benchmarks/data/secrets/rule_examples_corpus.py).
 
 A false pattern that holds a credential of its set, or a near-copy of one of its own rule's, is
 counted apart (the corpus modules say how); so is one the whole of gitleaks (its binary, with
@@ -17,8 +18,8 @@ credential cases a candidate refuses (Nosey Parker's examples include placeholde
 
     python benchmarks/secrets_untuned.py --gitleaks GIT_DIR --trufflehog GIT_DIR \
         --noseyparker GIT_DIR --secretlint GIT_DIR --detect-secrets GIT_DIR \
-        --ripsecrets GIT_DIR --semgrep GIT_DIR --titus GIT_DIR \
-        [--candidates memls,memls@COMMIT] [--show PART]
+        --ripsecrets GIT_DIR --semgrep GIT_DIR --titus GIT_DIR --kingfisher GIT_DIR \
+        --sonar GIT_DIR [--candidates memls,memls@COMMIT] [--show PART]
 
 `--show tune` prints the false patterns of the tune parts that a candidate refuses (what rules
 may be written on); `--show report` does the same for the report parts, for reading after the
@@ -52,7 +53,12 @@ SOURCES = (
     "ripsecrets",
     "semgrep",
     "titus",
+    "kingfisher",
+    "sonar",
 )
+# read by no one here before they were measured: all of each only reported
+REPORT_ONLY = ("titus", "kingfisher", "sonar")
+LATER = ("kingfisher", "sonar")  # less the texts the sets before them hold
 
 
 def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
@@ -85,6 +91,12 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
             lambda g: rule_examples_corpus.load_titus(g, args.noseyparker),
             rule_examples_corpus.TITUS,
         ),
+        "kingfisher": (
+            args.kingfisher,
+            lambda g: rule_examples_corpus.load_kingfisher(g, args.noseyparker, args.titus),
+            rule_examples_corpus.KINGFISHER,
+        ),
+        "sonar": (args.sonar, rule_examples_corpus.load_sonar, rule_examples_corpus.SONAR),
     }
     out = []
     for source, (git_dir, load, pinned) in loaded.items():
@@ -92,14 +104,17 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
             continue
         detectors = load(git_dir)
         labelled = trufflehog_corpus.labelled(detectors)
-        if source == "titus":  # read by no one here: all of it is only reported
+        if source in REPORT_ONLY:
             labelled = [("report", label, text) for _, label, text in labelled]
+        if source in LATER:  # a text a set before it holds was read (or tuned on) already
+            held = {text.strip() for *_, text in out}
+            labelled = [item for item in labelled if item[2].strip() not in held]
         count = Counter((p, label) for p, label, _ in labelled)
         print(
             f"{source} {pinned[:12]}: {len(detectors)} rule groups "
             + (
                 "(all report), "
-                if source == "titus"
+                if source in REPORT_ONLY
                 else f"({sum(trufflehog_corpus.part(d.detector) == 'tune' for d in detectors)} "
                 "tune, the rest report), "
             )

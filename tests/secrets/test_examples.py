@@ -208,3 +208,29 @@ def test_a_digest_an_identifier_or_a_name_in_code_is_stored(text):
 @pytest.mark.parametrize(("text", "secret"), STILL_SECRETS)
 def test_what_could_be_a_secret_in_those_places_is_refused(text, secret):
     assert any(secret in text[f.start : f.end] for f in secrets.find(text))
+
+
+# values in words that ask to be replaced, in a secret's place
+ASK_TO_BE_REPLACED = [
+    "gcp_secret = your_private_key_id_placeholder_here1234",
+    "OPENAI_API_KEY=sk-proj-REPLACE_WITH_YOUR_KEY",
+    'api_token: "YourApiTokenHere2024"',
+    "DB_PASSWORD=placeholder-9",
+    'client_secret = "replace-me-with-a-secret-42"',
+]
+# the same places holding what could be a secret, `your` or `replace` inside a random run
+NOT_ASKING = [
+    ("gcp_secret = Qx9zyourK2mZ9qR4tWvB7nL3pH6", "Qx9zyourK2mZ9qR4tWvB7nL3pH6"),
+    ("OPENAI_API_KEY=sk-proj-Tq9vX4mZ8rW1pL5nB7cY3hJ6dF0aWxT3BlbkFJq8Rz2LmN", "sk-proj-"),
+    ('client_secret = "replaceable9Xk2mQ7vT4w"', "replaceable9Xk2mQ7vT4w"),
+]
+
+
+@pytest.mark.parametrize("text", ASK_TO_BE_REPLACED)
+def test_a_value_that_asks_to_be_replaced_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), NOT_ASKING)
+def test_a_random_value_holding_those_words_is_refused(text, secret):
+    assert any(secret in text[f.start : f.end] for f in secrets.find(text))

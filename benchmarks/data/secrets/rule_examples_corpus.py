@@ -1,4 +1,4 @@
-"""Four more scanners' labelled rule tests as a corpus, none read when memls' rules were
+"""More scanners' labelled rule tests as a corpus, none read when memls' rules were
 written:
 
 - Nosey Parker (github.com/praetorian-inc/noseyparker, Apache-2.0): every rule of
@@ -23,7 +23,13 @@ written:
   semgrep carries, `generic/secrets/gitleaks/`, are left out);
 - Titus (github.com/praetorian-inc/titus, Apache-2.0), Nosey Parker's successor: its rules'
   examples and negative examples less those Nosey Parker's rules hold, all of them a part only
-  reported (added after the rules written on the other sets' report parts, below).
+  reported (added after the rules written on the other sets' report parts, below);
+- Kingfisher (github.com/mongodb/kingfisher, Apache-2.0), built on Nosey Parker's rules: its
+  rules' examples and negative examples less those Nosey Parker's or Titus' rules hold, all of
+  them a part only reported (added after the rules written on Titus' refusals);
+- Sonar's secrets rules (github.com/SonarSource/sonar-text, LGPL-3.0 at the pinned commit, the
+  last before they left the public repository): each rule's `examples`, a text and whether it
+  `containsSecret`, all of them a part only reported (added with Kingfisher's).
 
 Nothing of any is kept in this repository: the corpus is rebuilt from the snapshots on each
 run and printed only as counts and a digest. The false patterns are labelled as TruffleHog's
@@ -62,6 +68,12 @@ RIPSECRETS = "416e9d04d6ba8941fc3106bf986b6c8aa875767e"
 SEMGREP = "157ae4706d7f54aa33647332f234dd68f30da195"
 TITUS = "369d8dc4359a2d70629e0fe7732d3244a3315efc"
 TITUS_RULES = "pkg/rule/rules/"
+KINGFISHER = "ee7c0db3ef87575768f817820c24736249ffcdef"
+KF_RULES = "data/rules/"
+# the last commit before Sonar moved its secret rules out of the public repository (then
+# LGPL-3.0; the repository's later licence, SSALv1, dates from after it)
+SONAR = "da21f3d7a51144c0a4a33ae6d7a74c5a26c344ad"
+SONAR_RULES = "sonar-text-plugin/src/main/resources/org/sonar/plugins/secrets/configuration/"
 SG_SECRETS = "generic/secrets/security/"
 SG_NAMES = ("hardcode", "hard-code", "static-credentials", "in-source-code")
 # secretlint rules whose findings are not a credential's format, or that only test the tool
@@ -112,7 +124,7 @@ def load_noseyparker(
     examples as false patterns."""
     out = []
     for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, rules).split():
-        if not path.endswith(".yml"):
+        if not path.endswith((".yml", ".yaml")):
             continue
         d = Detector(f"{name}/{Path(path).stem}")
         for rule in yaml.safe_load(_git(git_dir, "show", f"{commit}:{path}")).get("rules", []):
@@ -132,6 +144,46 @@ def load_titus(git_dir: Path, np_dir: Path, commit: str = TITUS) -> list[Detecto
     out = load_noseyparker(git_dir, commit, TITUS_RULES, "titus")
     for d in out:
         d.cases = [c for c in d.cases if c.text not in seen]
+    return out
+
+
+def load_kingfisher(
+    git_dir: Path, np_dir: Path, titus_dir: Path, commit: str = KINGFISHER
+) -> list[Detector]:
+    """Kingfisher's rules (built on Nosey Parker's, the same format), less every text that
+    Nosey Parker's rules at NOSEYPARKER or Titus' at TITUS hold: what is left was read by no
+    one here before it was measured, so it is all a part only reported."""
+    seen = {c.text for d in load_noseyparker(np_dir) for c in d.cases}
+    seen |= {
+        c.text for d in load_noseyparker(titus_dir, TITUS, TITUS_RULES, "titus") for c in d.cases
+    }
+    out = load_noseyparker(git_dir, commit, KF_RULES, "kingfisher")
+    for d in out:
+        d.cases = [c for c in d.cases if c.text not in seen]
+    return out
+
+
+def load_sonar(git_dir: Path, commit: str = SONAR) -> list[Detector]:
+    """One detector per provider specification of Sonar's secrets rules: each rule's
+    `examples`, a text and whether it `containsSecret` (with the `match` it must report). An
+    example given a `fileName` is left out: the rule's file filters may decide it, not its
+    text. Read by no one here before it was measured: all of it is a part only reported."""
+    out = []
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, SONAR_RULES).split():
+        if not path.endswith((".yml", ".yaml")):
+            continue
+        d = Detector(f"sonar/{Path(path).stem}")
+        for rule in yaml.safe_load(_git(git_dir, "show", f"{commit}:{path}"))["provider"]["rules"]:
+            for example in rule.get("examples") or []:
+                text = example.get("text") or ""
+                if "fileName" in example or not text.strip():
+                    d.unread += 1
+                    continue
+                want = [example["match"]] if example.get("match") else [text]
+                d.cases.append(
+                    Case(d.detector, rule["id"], text, want if example["containsSecret"] else [])
+                )
+        out.append(d)
     return out
 
 

@@ -7,9 +7,9 @@
   with any character, credentials on a command line, a password in prose.
 
 What any of them reports is dropped when its value is a placeholder (`forms.is_placeholder`:
-`<token>`, `$VAR`, `${VAR}`, `PASSWORD`, `xxxxxx`, `sk-...`) or a vendor's documented example
-(`examples.is_documented`: `AKIAIOSFODNN7EXAMPLE`). Overlapping reports are merged,
-the more specific kept (a token form before a keyword or an entropy score). The split and
+`<token>`, `$VAR`, `${VAR}`, `PASSWORD`, `xxxxxx`, `sk-...`, `your_key_here`) or a vendor's
+documented example (`examples.is_documented`: `AKIAIOSFODNN7EXAMPLE`). Overlapping reports are
+merged, the more specific kept (a token form before a keyword or an entropy score). The split and
 the choice of readers were measured: docs/secrets.md.
 """
 
@@ -149,7 +149,9 @@ def find(text: str) -> list[Finding]:
             continue
         if kind in _PASSWORD_KINDS and forms.is_plain(first):
             continue
-        if kind in _GENERIC_KINDS and (forms.is_example(first) or forms.is_public(first)):
+        if kind in _GENERIC_KINDS and (
+            forms.is_example(first) or forms.is_public(first) or forms.asks_to_be_replaced(first)
+        ):
             continue  # a generic rule knows no format: a made-up example is one to it
         at = text.find(first, offsets[number])
         if at >= 0 and not _holds_url_password(found, at, at + len(first)):

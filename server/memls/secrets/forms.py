@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 __all__ = [
+    "asks_to_be_replaced",
     "forms",
     "is_example",
     "is_hollow",
@@ -144,6 +145,21 @@ def _repeated(value: str) -> bool:
     return m is not None and 2 * (m.end() - m.start()) >= len(value)
 
 
+# words that ask whoever reads the value to put their own in its place: `placeholder`,
+# `replace with`/`replace me`, or `your` as a word before another (`your_key_here`, `YourToken`)
+_ASKS = re.compile(
+    r"(?i:placeholder)|(?i:replace[_\-. ]?(?:with|me))(?![a-z])"
+    r"|(?:^|[^A-Za-z])(?:your|Your|YOUR)(?:[_\-.][A-Za-z]|[A-Z][a-z])"
+)
+
+
+def asks_to_be_replaced(value: str) -> bool:
+    """A value in words that tells its reader to replace it (`sk-proj-REPLACE_WITH_YOUR_KEY`,
+    `your_private_key_id_placeholder_here1234`): no service issues its secrets in words, and a
+    random key holds `your_` or `placeholder` about never (once in several billion)."""
+    return _ASKS.search(value) is not None
+
+
 def is_placeholder(value: str) -> bool:
     """A value that stands for a secret instead of being one: empty; wrapped in angle, curly
     or square brackets, parentheses or percent signs (`<token>`, `{password}`, `%PASS%`); a
@@ -151,7 +167,8 @@ def is_placeholder(value: str) -> bool:
     word (`PASSWORD`, `YOUR_API_KEY`); six or more of one character in a row (`xxxxxx`,
     `******`, `ghp_XXXX...`) or in alphabet order (`abcdefgh`, `123456`, and letters and digits
     each in order though interleaved: `a1B2c3D4e5F6`, `1234-1234-1234`); one short unit
-    over and over for most of it (`exampleexampleexample`); an ellipsis (`sk-...`)."""
+    over and over for most of it (`exampleexampleexample`); an ellipsis (`sk-...`); words
+    that ask to be replaced (`your_key_here`, `REPLACE_WITH_YOUR_KEY`, `placeholder`)."""
     v = value.strip().strip(_QUOTES)
     return (
         is_reference(v)
@@ -160,6 +177,7 @@ def is_placeholder(value: str) -> bool:
         or _sequence(v)
         or is_example(v)
         or _repeated(v)
+        or asks_to_be_replaced(v)
         or "..." in v
         or "\u2026" in v
     )
