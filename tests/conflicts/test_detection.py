@@ -231,3 +231,22 @@ def test_a_change_of_a_word_the_whole_project_uses_names_no_one_thing(any_engine
     assert [c.older.content for c in open_conflicts(e) if c.newer.content == change] == []
     beta = [(c.newer.content, c.older.content) for c in open_conflicts(e, project="beta")]
     assert beta == [(change, rare)]
+
+
+def test_a_memory_no_longer_current_when_it_is_checked_gets_no_contradiction(engine):
+    """An imported memory can come in superseded: its contradictions were its source's."""
+    from memls.conflicts.detector import Detector
+
+    store(engine, YARN)
+    new = store(engine, PNPM)
+    later = store(engine, "We use Bun for package management now")
+    assert engine.flush()
+    with engine.storage.read("alpha") as tx:
+        row = tx.memories.fetch(new.id)
+    detector = Detector(engine.storage.search, None, engine.clock())
+    assert [f.older["content"] for f in detector.detect_all([row], None)[0]] == [YARN]
+    engine.supersede(p.SupersedeParams(old=new.id, by=later.id, project="alpha"))
+    with engine.storage.read("alpha") as tx:
+        row = tx.memories.fetch(new.id)
+    assert row["status"] == "superseded"
+    assert detector.detect_all([row], None) == [[]]

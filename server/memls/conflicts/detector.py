@@ -193,13 +193,26 @@ class Detector:
         )
 
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:
-        """Findings for each of a batch of new rows of one project. The candidates' records
-        and note facts are read once for the batch (two statements, not two a row), and the
-        pair model reads the pairs of the whole batch in one call."""
+        """Findings for each of a batch of new rows of one project; none for a row that is not
+        current. The candidates' records and note facts are read once for the batch (two
+        statements, not two a row), and the pair model reads the pairs of the whole batch in
+        one call."""
         if not rows:
             return []
-        near = self.candidates(rows, vectors)
         seen = Visibility(projects=(rows[0]["project"],), now=self.now)
+        # a memory that is not current (imported superseded or past its validity, forgotten
+        # meanwhile) states nothing now: its contradictions were its source's to resolve
+        current = self.reads.visible_rows(seen, [r["id"] for r in rows])
+        if len(current) < len(rows):
+            keep = [k for k, r in enumerate(rows) if r["id"] in current]
+            found = self.detect_all(
+                [rows[k] for k in keep], None if vectors is None else vectors[keep]
+            )
+            out: list[list[Finding]] = [[] for _ in rows]
+            for k, findings in zip(keep, found):
+                out[k] = findings
+            return out
+        near = self.candidates(rows, vectors)
         # the hard filters again: Chroma's metadata may lag the record
         wanted = list(dict.fromkeys(i for pairs in near for i, _ in pairs))
         records = self.reads.visible_rows(seen, wanted) if wanted else {}
