@@ -9,7 +9,7 @@ import numpy as np
 
 from memls.models import ModelRuntime
 from memls.models.locate import packaged_dir
-from memls.models.session import batches, open_tokenizer, pad_id
+from memls.models.session import MOST, batches, open_tokenizer, pad_id
 from model_helpers import QUERY
 
 
@@ -90,3 +90,20 @@ def test_padding_is_to_the_longest_in_each_batch() -> None:
         seen.extend(int(i) for i in index)
     assert widths == sorted(widths)  # sorted by length: short pairs share a batch
     assert sorted(seen) == list(range(len(passages)))
+
+
+def test_a_budget_batches_more_short_texts_never_more_tokens_than_the_longest_allowed() -> None:
+    tokenizer = open_tokenizer(packaged_dir("embedder"), 256)
+    texts = ["a short line"] * 30 + ["word " * 300] * 5 + ["a line of middling length " * 4] * 10
+    encodings = tokenizer.encode_batch(texts)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    sizes, seen = [], []
+    for index, feeds in batches(encodings, 4, names, pad_id(tokenizer), budget=4 * 256):
+        rows, width = feeds["input_ids"].shape
+        assert rows <= 4 or (rows <= MOST and rows * width <= 4 * 256)
+        sizes.append((rows, width))
+        seen.extend(int(i) for i in index)
+    assert sorted(seen) == list(range(len(texts)))
+    assert sizes[0][0] == MOST  # short texts: as many as MOST in one run
+    # the longest allowed (256 tokens): batch_size of them, as without a budget
+    assert [rows for rows, width in sizes if width == 256] == [4, 1]

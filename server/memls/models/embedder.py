@@ -84,7 +84,7 @@ class Embedder(PooledModel):
         if not texts:
             return out
         encodings = model.onnx.tokenizer.encode_batch(texts)
-        for index, feeds, hidden in model.onnx.run(encodings, self.batch_size):
+        for index, feeds, hidden in model.onnx.run(encodings, self.batch_size, self.budget):
             out[index] = self._pool_rows(hidden, feeds.get("attention_mask"))
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)

@@ -75,7 +75,7 @@ class LateEncoder(PooledModel):
         if not texts:
             return out
         encodings = model.onnx.tokenizer.encode_batch(texts)
-        for index, _, hidden in model.onnx.run(encodings, self.batch_size):
+        for index, _, hidden in model.onnx.run(encodings, self.batch_size, self.budget):
             for row, i in enumerate(index):
                 ids = np.asarray(encodings[i].ids)
                 kept = hidden[row, : len(ids)][model.keep[ids]]

@@ -146,6 +146,12 @@ class PooledModel:
         self.cache_dir = cache_dir  # optimised graphs kept here (models.session)
         self._lazy = LazyModel(self.NAME, self._load, configured=model_dir, clock=clock)
 
+    @property
+    def budget(self) -> int:
+        """Tokens one batch may hold: `batch_size` texts of the longest allowed (an encoder of
+        many texts batches more of the short ones in it: `session.batches`)."""
+        return self.batch_size * self.max_length
+
     def _load(self, folder: Path) -> Any:
         raise NotImplementedError
 
