@@ -13,7 +13,7 @@ from property_helpers import Fresh
 def test_forget_between_contradiction_detection_and_record(monkeypatch) -> None:
     from memls.conflicts.detector import Detector
 
-    real_detect = Detector.detect
+    real_detect = Detector.findings
     with Fresh() as fx:
         eng = fx.engine
         # Drive the indexer on this thread, deterministically (no background worker).
@@ -29,7 +29,7 @@ def test_forget_between_contradiction_detection_and_record(monkeypatch) -> None:
                 eng.forget(protocol.ForgetParams(id=older, reason="user_deleted", project="p"))
             return found
 
-        monkeypatch.setattr(Detector, "detect", detect_then_forget)
+        monkeypatch.setattr(Detector, "findings", detect_then_forget)
         eng.store(protocol.StoreParams(text="deploy database lint", project="p"))  # contradicts
         eng.indexer.drain()  # raises sqlite3.IntegrityError: FOREIGN KEY constraint failed
         assert eng.indexer.last_error is None

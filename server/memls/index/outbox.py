@@ -26,6 +26,12 @@ log = logging.getLogger("memls.index")
 
 AfterIndex = Callable[[str, list[sqlite3.Row], Any], None]
 
+#: Batches encoded ahead of the one being checked: with two the models always have work while
+#: a batch is checked (Python), and the batch after it is encoded by the time it comes.
+AHEAD = 2
+#: Texts one encoding started ahead holds: a check's pair readings wait behind one of them.
+PIECE = 32
+
 
 class Indexer:
     """Applies outbox rows to the vector index, one batch at a time, one drain at a time.
@@ -96,11 +102,13 @@ class Indexer:
         return by_project
 
     def _encode_ahead(self, rows: list[sqlite3.Row], size: int) -> None:
-        """Start encoding the memories of the batch behind `rows` (both encoders, on the
-        model pool) so that they run while this batch is checked."""
+        """Start encoding the memories of the AHEAD batches behind `rows` (both encoders, on
+        the model pool, after any work a caller waits for, in pieces of PIECE texts) so that
+        they run while this batch is checked, and a check's own model work waits behind one
+        piece at most."""
         if self.embedder is None or self.index is None or not rows:
             return
-        following = self.queue.next_batch(size, after=rows[-1]["seq"])
+        following = self.queue.next_batch(AHEAD * size, after=rows[-1]["seq"])
         for project, ops in self._by_project(following).items():
             wanted = [i for i, o in ops.items() if "index" in o and i not in self._ahead]
             if not wanted:
@@ -108,13 +116,13 @@ class Indexer:
             with self.store.read(project) as tx:
                 current = tx.memories.fetch_many(wanted)
             fresh = [current[i] for i in wanted if i in current]
-            if not fresh:
-                continue
-            texts = [r["content"] for r in fresh]
-            vectors = self.embedder.submit(texts)
-            tokens = None if self.late is None else self.late.submit(texts)
-            for k, r in enumerate(fresh):
-                self._ahead[r["id"]] = (r["content"], vectors, tokens, k)
+            for start in range(0, len(fresh), PIECE):
+                piece = fresh[start : start + PIECE]
+                texts = [r["content"] for r in piece]
+                vectors = self.embedder.submit(texts, later=True)
+                tokens = None if self.late is None else self.late.submit(texts, later=True)
+                for k, r in enumerate(piece):
+                    self._ahead[r["id"]] = (r["content"], vectors, tokens, k)
 
     def _encoded(self, fresh: list[sqlite3.Row]) -> tuple[_Picked, _Picked | None] | None:
         """The encodings started ahead for exactly these rows (same texts), or None."""

@@ -62,9 +62,11 @@ class Embedder(PooledModel):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._pool.run(self._embed_here, list(texts))
 
-    def submit(self, texts: Sequence[str]) -> Future[np.ndarray]:
-        """Start embedding on the pool; `.result()` gives what `embed` would."""
-        return self._pool.submit(self._embed_here, list(texts))
+    def submit(self, texts: Sequence[str], *, later: bool = False) -> Future[np.ndarray]:
+        """Start embedding on the pool (`later`: after any work a caller waits for);
+        `.result()` gives what `embed` would."""
+        start = self._pool.later if later else self._pool.submit
+        return start(self._embed_here, list(texts))
 
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
         return await self._pool.arun(self._embed_here, list(texts))

@@ -64,8 +64,10 @@ class LateEncoder(PooledModel):
     def encode(self, texts: Sequence[str]) -> list[np.ndarray]:
         return self._pool.run(self._encode_here, list(texts))
 
-    def submit(self, texts: Sequence[str]) -> Future[list[np.ndarray]]:
-        return self._pool.submit(self._encode_here, list(texts))
+    def submit(self, texts: Sequence[str], *, later: bool = False) -> Future[list[np.ndarray]]:
+        """Start encoding on the pool (`later`: after any work a caller waits for)."""
+        start = self._pool.later if later else self._pool.submit
+        return start(self._encode_here, list(texts))
 
     # -- on the pool ------------------------------------------------------------------------
 
