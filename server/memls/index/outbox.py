@@ -115,7 +115,8 @@ class Indexer:
                 continue
             with self.store.read(project) as tx:
                 current = tx.memories.fetch_many(wanted)
-            fresh = [current[i] for i in wanted if i in current]
+            # by length, so that a piece's texts pad to about the same width
+            fresh = sorted((current[i] for i in wanted if i in current), key=_length)
             for start in range(0, len(fresh), PIECE):
                 piece = fresh[start : start + PIECE]
                 texts = [r["content"] for r in piece]
@@ -217,6 +218,10 @@ class Indexer:
         picked_vectors = None if vectors is None else vectors[[i for i, _ in todo]]
         self.after_index(project, picked, picked_vectors)
         self._checked.update(r["id"] for r in picked)
+
+
+def _length(row: sqlite3.Row) -> int:
+    return len(row["content"])
 
 
 class _Picked:
