@@ -6,8 +6,11 @@ first run on it, a part rules may be tuned on (`tune`) and a part only reported 
 - Nosey Parker's rule examples and negative examples, secretlint's rule snapshots,
   detect-secrets' plugin test tables, ripsecrets' test files and semgrep-rules' annotated
   tests of its hard-coded credential rules, Titus' rule examples that Nosey Parker's lack,
-  Kingfisher's that neither Nosey Parker's nor Titus' hold, and the examples of Sonar's secrets
-  rules (benchmarks/data/secrets/rule_examples_corpus.py).
+  Kingfisher's that neither Nosey Parker's nor Titus' hold, the examples of Sonar's secrets
+  rules, and the lines the tests of the hard-coded credential checks of Sonar's analysers for
+  Java, PHP and Python mark `Compliant` or `Noncompliant` (`sonar-checks`, from the three
+  `--sonar-java`, `--sonar-php`, `--sonar-python`)
+  (benchmarks/data/secrets/rule_examples_corpus.py).
 
 A false pattern that holds a credential of its set, or a near-copy of one of its own rule's, is
 counted apart (the corpus modules say how); so is one the whole of gitleaks (its binary, with
@@ -19,7 +22,8 @@ credential cases a candidate refuses (Nosey Parker's examples include placeholde
     python benchmarks/secrets_untuned.py --gitleaks GIT_DIR --trufflehog GIT_DIR \
         --noseyparker GIT_DIR --secretlint GIT_DIR --detect-secrets GIT_DIR \
         --ripsecrets GIT_DIR --semgrep GIT_DIR --titus GIT_DIR --kingfisher GIT_DIR \
-        --sonar GIT_DIR [--candidates memls,memls@COMMIT] [--show PART]
+        --sonar GIT_DIR --sonar-java GIT_DIR --sonar-php GIT_DIR --sonar-python GIT_DIR \
+        [--candidates memls,memls@COMMIT] [--show PART]
 
 `--show tune` prints the false patterns of the tune parts that a candidate refuses (what rules
 may be written on); `--show report` does the same for the report parts, for reading after the
@@ -55,10 +59,12 @@ SOURCES = (
     "titus",
     "kingfisher",
     "sonar",
+    "sonar-checks",
 )
 # read by no one here before they were measured: all of each only reported
-REPORT_ONLY = ("titus", "kingfisher", "sonar")
-LATER = ("kingfisher", "sonar")  # less the texts the sets before them hold
+REPORT_ONLY = ("titus", "kingfisher", "sonar", "sonar-checks")
+LATER = ("kingfisher", "sonar", "sonar-checks")  # less the texts the sets before them hold
+SONAR_LANGS = ("java", "php", "python")  # --sonar-java, ... make the set sonar-checks
 
 
 def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
@@ -97,13 +103,32 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
             rule_examples_corpus.KINGFISHER,
         ),
         "sonar": (args.sonar, rule_examples_corpus.load_sonar, rule_examples_corpus.SONAR),
+        "sonar-checks": (
+            args.sonar_java and args.sonar_php and args.sonar_python,
+            lambda _: rule_examples_corpus.load_sonar_checks(
+                {lang: getattr(args, f"sonar_{lang}") for lang in SONAR_LANGS}
+            ),
+            "+".join(
+                c[:4]
+                for c in (
+                    rule_examples_corpus.SONAR_JAVA,
+                    rule_examples_corpus.SONAR_PHP,
+                    rule_examples_corpus.SONAR_PYTHON,
+                )
+            ),
+        ),
     }
     out = []
     for source, (git_dir, load, pinned) in loaded.items():
         if git_dir is None:
             continue
         detectors = load(git_dir)
-        labelled = trufflehog_corpus.labelled(detectors)
+        labelled = (
+            # a value the analysers' tests name is a string literal, often in words
+            trufflehog_corpus.labelled(detectors, least=12, split=False)
+            if source == "sonar-checks"
+            else trufflehog_corpus.labelled(detectors)
+        )
         if source in REPORT_ONLY:
             labelled = [("report", label, text) for _, label, text in labelled]
         if source in LATER:  # a text a set before it holds was read (or tuned on) already
@@ -129,8 +154,10 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    for source in SOURCES:
+    for source in SOURCES[:-1]:
         ap.add_argument(f"--{source}", type=Path, help=f"git directory of a {source} clone")
+    for lang in SONAR_LANGS:  # all three or none: Sonar's analysers' credential check tests
+        ap.add_argument(f"--sonar-{lang}", type=Path, help=f"git directory of sonar-{lang}")
     ap.add_argument("--gitleaks", type=Path, required=True, help="git directory of gitleaks")
     ap.add_argument("--candidates", default="memls")
     ap.add_argument("--show", choices=("tune", "report"))

@@ -9,6 +9,7 @@ import pytest
 
 from memls import secrets
 from memls.errors import InvalidInput
+from memls.secrets import forms
 
 # AWS's documented example keys, as its documentation and SDKs print them
 AWS_DOCUMENTED = [
@@ -234,3 +235,106 @@ def test_a_value_that_asks_to_be_replaced_is_stored(text):
 @pytest.mark.parametrize(("text", "secret"), NOT_ASKING)
 def test_a_random_value_holding_those_words_is_refused(text, secret):
     assert any(secret in text[f.start : f.end] for f in secrets.find(text))
+
+
+# a slot a format or a template fills, or a reference escaped for Docker Compose, where a
+# password goes
+SLOTS_AND_ESCAPES = [
+    'dsn := fmt.Sprintf("postgres://%s:%s@%s:%d/%s", user, pass, host, port, db)',
+    'DSN = "mysql://%(user)s:%(password)s@db.internal/app" % settings',
+    'BROKER_URL = "amqp://admin:%s@rabbit.internal:5672"',
+    "CACHE_URL=redis://app:#{redis-password}#@cache.internal:6379",
+    "healthcheck: pg_isready --username=app --password=$$POSTGRES_PASSWORD",
+    'command: mysqladmin ping --user=app --password="$$DB_PASSWORD"',
+]
+# the same places holding what could be a password
+SLOTS_FILLED = [
+    ("dsn = 'postgres://app:Tq7vK2mZ9xRw@db.internal:5432/app'", "Tq7vK2mZ9xRw"),
+    ('BROKER_URL = "amqp://admin:%sQx9zK2mZ9qR4@rabbit.internal:5672"', "%sQx9zK2mZ9qR4"),
+    ("CACHE_URL=redis://app:#q8Rz2LmN7#@cache.internal:6379", "#q8Rz2LmN7#"),
+    ("healthcheck: pg_isready --username=app --password=q8Rz$$2LmN7vK", "q8Rz$$2LmN7vK"),
+]
+
+
+@pytest.mark.parametrize("text", SLOTS_AND_ESCAPES)
+def test_a_format_slot_or_an_escaped_reference_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), SLOTS_FILLED)
+def test_a_password_in_the_same_place_is_refused(text, secret):
+    assert any(secret in text[f.start : f.end] for f in secrets.find(text))
+
+
+# the word of the name a value is given to, written in as the value
+NAMES_ITSELF = [
+    'mysql --host=localhost --user=root --password="password"',
+    'spring.datasource.password="password"',
+    "SECRET_TOKEN: token",
+]
+NAMED_OTHERWISE = [
+    ('mysql --host=localhost --user=root --password="Tq7vK2mZ9xRw"', "Tq7vK2mZ9xRw"),
+    ('spring.datasource.password="q8Rz2LmN7vK2"', "q8Rz2LmN7vK2"),
+]
+
+
+@pytest.mark.parametrize("text", NAMES_ITSELF)
+def test_a_value_that_is_its_own_key_word_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), NAMED_OTHERWISE)
+def test_another_value_under_the_same_key_is_refused(text, secret):
+    assert any(secret in text[f.start : f.end] for f in secrets.find(text))
+
+
+def test_a_name_that_only_ends_in_the_value_is_not_its_own_word():
+    assert not forms.names_itself('db_password="password1"', "password1")
+    assert not forms.names_itself('db_pass="password"', "password")
+    assert forms.names_itself('dbPassword = "password"', "password")
+
+
+# masked, blank or self-describing values in a token's or a URL's place
+STANDS_FOR_ONE = [
+    "MONGO_URL=mongodb://app:xxx@mongo.internal:27017/orders",
+    "DATABASE_URL=postgres://app:****@db.internal:5432/app",
+    '"password": "pscale_pw_0000000000000000000000000000000000000000000"',
+    "MAILGUN_KEY=key-00000000000000000000000000000000",
+    "ibmcloud login --apikey=my_ibm_cloud_api_key_here_Q7x9Kz2mR4tW",
+    'cmd += " --db.password=" + password + " --db.url=" + url;',
+]
+# the same places with values that could be real
+STILL_REAL = [
+    ("MONGO_URL=mongodb://app:x7Kq9zR2@mongo.internal:27017/orders", "x7Kq9zR2"),
+    (
+        '"password": "pscale_pw_Qx9zK2mZ9qR4tWvB7nL3pH6Tq7vK2mZ9xRw4bN8pL3c"',
+        "pscale_pw_Qx9zK2mZ9qR4tWvB7nL3pH6Tq7vK2mZ9xRw4bN8pL3c",
+    ),
+    ("MAILGUN_KEY=key-3f9a2c7e1b8d4f6a0c5e9b2d7a1f4c8e", "key-3f9a2c7e1b8d4f6a0c5e9b2d7a1f4c8e"),
+    ('cmd += " --db.password=Qx9zK2mZ9qR4tW --db.url=" + url;', "Qx9zK2mZ9qR4tW"),
+]
+
+
+@pytest.mark.parametrize("text", STANDS_FOR_ONE)
+def test_a_masked_blank_or_self_describing_value_is_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), STILL_REAL)
+def test_a_value_that_could_be_real_in_the_same_place_is_refused(text, secret):
+    assert any(secret in text[f.start : f.end] for f in secrets.find(text))
+
+
+def test_random_values_are_neither_slots_blank_nor_asking():
+    # 2,000 random keys of a base64url alphabet: none reads as any of these kinds
+    import random
+    import string
+
+    rng = random.Random(7)
+    alphabet = string.ascii_letters + string.digits + "_-"
+    for _ in range(2000):
+        key = "".join(rng.choice(alphabet) for _ in range(40))
+        assert not forms.is_reference(key)
+        assert not forms.is_blank(key)
+        assert not forms.asks_to_be_replaced(key)
+        assert not forms.url_password_stands_for_one(f"postgres://app:{key[:16]}@db:5432/app")

@@ -29,7 +29,15 @@ written:
   them a part only reported (added after the rules written on Titus' refusals);
 - Sonar's secrets rules (github.com/SonarSource/sonar-text, LGPL-3.0 at the pinned commit, the
   last before they left the public repository): each rule's `examples`, a text and whether it
-  `containsSecret`, all of them a part only reported (added with Kingfisher's).
+  `containsSecret`, all of them a part only reported (added with Kingfisher's);
+- the test files of the hard-coded credential checks of Sonar's language analysers
+  (github.com/SonarSource/sonar-java, sonar-php and sonar-python, each at the last commit
+  under LGPL-3.0, before the SONAR Source-Available License): each line a test marks
+  `Noncompliant` is a credential, each it marks `Compliant` a false pattern, the annotation
+  cut off, the value a credential's longest string literal; a file whose check runs with its
+  own configuration (`Custom`) is left out, all of them a part only reported (added after the
+  rules written on Sonar's secrets rule examples). A false pattern is taken apart when it
+  holds a whole such value of 12 characters or more (their parts are words: `password`).
 
 Nothing of any is kept in this repository: the corpus is rebuilt from the snapshots on each
 run and printed only as counts and a digest. The false patterns are labelled as TruffleHog's
@@ -74,6 +82,15 @@ KF_RULES = "data/rules/"
 # LGPL-3.0; the repository's later licence, SSALv1, dates from after it)
 SONAR = "da21f3d7a51144c0a4a33ae6d7a74c5a26c344ad"
 SONAR_RULES = "sonar-text-plugin/src/main/resources/org/sonar/plugins/secrets/configuration/"
+# the last commits of Sonar's language analysers under LGPL-3.0
+SONAR_JAVA = "202f01a9f4c104f888179707157311502e1cf8b6"
+SONAR_PHP = "d0f423e4ad2b4e58089dd15931a8d034025af322"
+SONAR_PYTHON = "cbf9fe0127f243d75f7bdc757900b0b87ce30c1b"
+SONAR_CHECK_TESTS = {
+    "java": "java-checks-test-sources/",
+    "php": "php-checks/src/test/resources/checks/",
+    "python": "python-checks/src/test/resources/checks/",
+}
 SG_SECRETS = "generic/secrets/security/"
 SG_NAMES = ("hardcode", "hard-code", "static-credentials", "in-source-code")
 # secretlint rules whose findings are not a credential's format, or that only test the tool
@@ -387,4 +404,66 @@ def load_semgrep(git_dir: Path, commit: str = SEMGREP) -> list[Detector]:
             credential = m.group(1).lower() == "ruleid"
             d.cases.append(Case(d.detector, m.group(1), nxt, _value_of(nxt) if credential else []))
         out.append(d)
+    return out
+
+
+# --- the tests of Sonar's language analysers' hard-coded credential checks -------------------
+
+_SONAR_MARK = re.compile(r"(?:#|//|/\*)\s*(Noncompliant|Compliant)\b(@[+-]\d+)?")
+_LITERAL = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
+_SONAR_CHECK = re.compile(r"hard-?coded.*(credential|password|secret)", re.IGNORECASE)
+
+
+def _sonar_check_test(path: str, under: str) -> bool:
+    """A test file of a check that reports a credential written into code, run with the
+    check's default configuration."""
+    name = Path(path).name
+    return (
+        path.startswith(under)
+        and Path(path).suffix in (".java", ".php", ".py")
+        and _SONAR_CHECK.search(name) is not None
+        and "custom" not in name.lower()
+    )
+
+
+def load_sonar_checks(
+    git_dirs: dict[str, Path],
+    commits: dict[str, str] | None = None,
+) -> list[Detector]:
+    """One detector per test file of a hard-coded credential check of Sonar's analysers for
+    Java, PHP and Python: a line marked `Noncompliant` (or the line an `@+N` offset names) is
+    a credential, a line marked `Compliant` a false pattern, the text the code before the
+    annotation. A mark with no code before it is not read. Read by no one here before it was
+    measured: all of it is a part only reported."""
+    pinned = {"java": SONAR_JAVA, "php": SONAR_PHP, "python": SONAR_PYTHON} | (commits or {})
+    out = []
+    for lang, git_dir in git_dirs.items():
+        commit, under = pinned[lang], SONAR_CHECK_TESTS[lang]
+        for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, under).splitlines():
+            if not _sonar_check_test(path, under):
+                continue
+            lines = _blob(git_dir, commit, path).decode(errors="replace").splitlines()
+            d = Detector(f"sonar-{lang}/{path.removeprefix(under)}")
+            for i, line in enumerate(lines):
+                m = _SONAR_MARK.search(line)
+                if m is None:
+                    continue
+                at = i + int(m.group(2)[1:]) if m.group(2) else i
+                target = lines[at] if 0 <= at < len(lines) else ""
+                if at != i:
+                    cut = _SONAR_MARK.search(target)
+                    target = target[: cut.start()] if cut else target
+                else:
+                    target = target[: m.start()]
+                code = target.strip()
+                if not code:
+                    d.unread += 1
+                    continue
+                credential = m.group(1) == "Noncompliant"
+                # the value a line hands the check is a string literal, its longest (the name
+                # it is assigned to, `password`, is not it)
+                literals = [a or b for a, b in _LITERAL.findall(code) if a or b]
+                value = [max(literals, key=len)] if literals else _value_of(code)
+                d.cases.append(Case(d.detector, m.group(1), code, value if credential else []))
+            out.append(d)
     return out

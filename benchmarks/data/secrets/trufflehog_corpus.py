@@ -231,13 +231,17 @@ def _pieces(values: list[str], least: int) -> set[str]:
     return out
 
 
-def labelled(detectors: list[Detector]) -> list[tuple[str, str, str]]:
+def labelled(
+    detectors: list[Detector], least: int = 8, split: bool = True
+) -> list[tuple[str, str, str]]:
     """(part, credential | false-pattern | same-value | near-copy, text), each distinct text once
-    per part. A false pattern is taken apart when it holds, whole, a value (or a part of one)
-    that some case names as a credential (`same-value`), or a near-copy of one its own
-    detector names (`near-copy`: a character changed, added or cut, as the tests make a key
-    that one format refuses)."""
-    wanted = _pieces([w for d in detectors for c in d.cases for w in c.want], 8)
+    per part. A false pattern is taken apart when it holds, whole, a value (or, with `split`, a
+    part of one) of at least `least` characters that some case names as a credential
+    (`same-value`), or a near-copy of one its own detector names (`near-copy`: a character
+    changed, added or cut, as the tests make a key that one format refuses). Values in words
+    (`user=admin&password=...`) want `split` off: their parts are words, not credentials."""
+    values = [w for d in detectors for c in d.cases for w in c.want]
+    wanted = _pieces(values, least) if split else {v for v in values if len(v) >= least}
     out: dict[tuple[str, str], str] = {}
     for d in detectors:
         own = _pieces([w for c in d.cases for w in c.want], 12)

@@ -7,8 +7,11 @@
   with any character, credentials on a command line, a password in prose.
 
 What any of them reports is dropped when its value is a placeholder (`forms.is_placeholder`:
-`<token>`, `$VAR`, `${VAR}`, `PASSWORD`, `xxxxxx`, `sk-...`, `your_key_here`) or a vendor's
-documented example (`examples.is_documented`: `AKIAIOSFODNN7EXAMPLE`). Overlapping reports are
+`<token>`, `$VAR`, `$$VAR`, `${VAR}`, `%s`, `#{token}#`, `PASSWORD`, `xxxxxx`, `sk-...`,
+`your_key_here`), the word of the name it is given to (`password="password"`), a token whose
+random part is one character over and over (`pscale_pw_0000...`), a URL whose password is
+masked (`user:xxx@`), or a vendor's documented example (`examples.is_documented`:
+`AKIAIOSFODNN7EXAMPLE`). Overlapping reports are
 merged, the more specific kept (a token form before a keyword or an entropy score). The split and
 the choice of readers were measured: docs/secrets.md.
 """
@@ -138,6 +141,8 @@ def find(text: str) -> list[Finding]:
             start, stop = _whole_token(line, at, at + len(secret))
             if _stands_for_one(kind, line[start:stop], _word(line, start, stop)):
                 continue
+            if forms.names_itself(line, secret):
+                continue  # `password="password"`: the key's own word written in
             add(kind, label, number, start, stop, _PLUGINS)
         for kind, label, at, stop in forms.forms(line):
             add(kind, label, number, at, stop, _FORMS)
@@ -149,6 +154,13 @@ def find(text: str) -> list[Finding]:
             continue
         if kind in _PASSWORD_KINDS and forms.is_plain(first):
             continue
+        if (
+            forms.is_blank(first)
+            or forms.asks_to_be_replaced(first)
+            or forms.url_password_stands_for_one(first)
+            or forms.names_itself(lines[number], first)
+        ):
+            continue  # nothing random, words asking to be replaced, a masked URL password
         if kind in _GENERIC_KINDS and (
             forms.is_example(first) or forms.is_public(first) or forms.asks_to_be_replaced(first)
         ):

@@ -15,18 +15,30 @@ from collections.abc import Iterator
 __all__ = [
     "asks_to_be_replaced",
     "forms",
+    "is_blank",
     "is_example",
     "is_hollow",
     "is_placeholder",
     "is_plain",
     "is_public",
     "is_reference",
+    "names_itself",
+    "url_password_stands_for_one",
 ]
 
 # --- placeholders ---------------------------------------------------------------------------
 
 _WRAPPED = re.compile(r"^(?:<[^<>]*>|\{[^{}]*\}|\[[^\[\]]*\]|%[^%\s]+%|\([^()]*\))$")
-_VARIABLE = re.compile(r"\$\{|\$\(|\{\{|^\$[A-Za-z_]")
+# `$$VAR`: a reference Docker Compose escapes so that the container's shell reads it
+_VARIABLE = re.compile(r"\$\{|\$\(|\{\{|^\$\$?[A-Za-z_]")
+# a slot a format or a template fills: printf's verbs (`%s`, `%d`, `%-5.2f`), Python's
+# `%(name)s`, `{0}`, and a release pipeline's token (`#{azure-replacement-token}#`, Ruby's
+# `#{var}`)
+_SLOT = re.compile(
+    r"^(?:%[-+ #0]*\d*(?:\.\d+)?[sdifgvqxXoceEGTbp]|%\([A-Za-z_]\w*\)[sdifr]|#\{[^{}]*\}#?)$"
+)
+# one character over and over, however short (`xxx`, `****`): a masked or elided value
+_ONE_CHAR = re.compile(r"^(.)\1*$")
 _CAPS_WORD = re.compile(r"^[A-Z][A-Z_\-]*$")
 _RUN = re.compile(r"(.)\1{5,}")
 _QUOTES = "\"'`"
@@ -39,6 +51,8 @@ _CODE_PATH = re.compile(
     rf"^(?:[+.|&]+\s*)?(?:{_PATH}{_ARGS}|_?{_NAME}(?:(?:\.|::|->){_NAME})+(?:\[[^\[\]]*\])?)"
     r"(?:\s*[+.|&,;]+)?$"
 )
+# a bare name joined into a string by `+` (`" --password=" + password + " --url=" + url`)
+_JOINED_NAME = re.compile(rf"^(?:\+\s*{_NAME}(?:\s*\+)?|{_NAME}\s*\+)$")
 
 
 _DIGEST = re.compile(r"^[\"'`]?(?:sha(?:1|224|256|384|512)|md5)[:=]", re.IGNORECASE)
@@ -54,17 +68,21 @@ def is_public(value: str) -> bool:
 
 
 def is_reference(value: str) -> bool:
-    """A variable reference, a bracketed name (`${DB_PASSWORD:-postgres}`, `<token>`), or code
-    that reads the secret from elsewhere: a path of names in words, with no digit, perhaps
-    indexed (`settings.GITHUB_API_SECRET`, `process.env.API_KEY`), or a name called with
-    names for arguments (`os.environ.get("TOKEN")`, `getMasterUserPassword()`), perhaps
-    joined to a string (`"Password: " + getPassword() + ","`)."""
+    """A variable reference, escaped for Docker Compose or not (`$$DB_PASSWORD`), a bracketed
+    name (`${DB_PASSWORD:-postgres}`, `<token>`), a slot a format or a template fills (`%s`,
+    `%(password)s`, `#{azure-replacement-token}#`), or code that reads the secret from
+    elsewhere: a path of names in words, with no digit, perhaps indexed
+    (`settings.GITHUB_API_SECRET`, `process.env.API_KEY`), or a name called with names for
+    arguments (`os.environ.get("TOKEN")`, `getMasterUserPassword()`), perhaps joined to a
+    string (`"Password: " + getPassword() + ","`, `" --password=" + password + " ..."`)."""
     v = value.strip().strip(_QUOTES)
     return (
         not v
         or _WRAPPED.match(v) is not None
         or _VARIABLE.search(v) is not None
+        or _SLOT.match(v) is not None
         or _CODE_PATH.match(v) is not None
+        or _JOINED_NAME.match(v) is not None
     )
 
 
@@ -146,17 +164,20 @@ def _repeated(value: str) -> bool:
 
 
 # words that ask whoever reads the value to put their own in its place: `placeholder`,
-# `replace with`/`replace me`, or `your` as a word before another (`your_key_here`, `YourToken`)
+# `replace with`/`replace me`, `your` as a word before another (`your_key_here`, `YourToken`),
+# or `here` as a word after another (`my_secret_api_key_here_...`, `TokenHere`)
 _ASKS = re.compile(
     r"(?i:placeholder)|(?i:replace[_\-. ]?(?:with|me))(?![a-z])"
     r"|(?:^|[^A-Za-z])(?:your|Your|YOUR)(?:[_\-.][A-Za-z]|[A-Z][a-z])"
+    r"|(?:[a-z][_\-.]here|[A-Z][_\-.]HERE|[a-z]Here)(?![a-z])"
 )
 
 
 def asks_to_be_replaced(value: str) -> bool:
     """A value in words that tells its reader to replace it (`sk-proj-REPLACE_WITH_YOUR_KEY`,
-    `your_private_key_id_placeholder_here1234`): no service issues its secrets in words, and a
-    random key holds `your_` or `placeholder` about never (once in several billion)."""
+    `your_private_key_id_placeholder_here1234`, `my_secret_api_key_here_8f8d...`): no service
+    issues its secrets in words, and a random key holds `your_`, `_here` or `placeholder`
+    about never (once in several billion)."""
     return _ASKS.search(value) is not None
 
 
@@ -194,7 +215,14 @@ def is_hollow(token: str) -> bool:
     them or not (`xoxb-12345-abcd234`, `xoxp-1-initial`,
     `xoxp-1-SlackAppConfigurationAccessTokenHere`, `APDosLogConf`)."""
     part = max(_RANDOM_RUN.findall(token), key=len, default="")
-    return len(part) < _RANDOM_PART or _WORDS.fullmatch(part) is not None
+    return len(part) < _RANDOM_PART or _WORDS.fullmatch(part) is not None or is_blank(token)
+
+
+def is_blank(token: str) -> bool:
+    """A token whose random part (its longest run of letters and digits) is one character
+    over and over: a prefix and zeros (`pscale_pw_0000...`, `key-0000...`)."""
+    part = max(_RANDOM_RUN.findall(token), key=len, default="")
+    return len(part) >= _RANDOM_PART and _ONE_CHAR.match(part) is not None
 
 
 _PLAIN = re.compile(r"^(?:[a-z]+(?:[-_.:/][a-z]+)*|[A-Z]+(?:[-_.:/][A-Z]+)*)$")
@@ -209,9 +237,46 @@ def is_plain(value: str) -> bool:
 
 def _weak(value: str) -> bool:
     """Too plain to be a password written down: a placeholder, a plain word in one case
-    (`password`, `changeme`, `admin`), digits only (a port, a uid), or shorter than 4."""
+    (`password`, `changeme`, `admin`), digits only (a port, a uid), one character over and
+    over (`xxxx`, `****`), or shorter than 4."""
     v = value.strip(_QUOTES)
-    return is_placeholder(v) or len(v) < 4 or v.isdigit() or is_plain(v)
+    return (
+        is_placeholder(v)
+        or len(v) < 4
+        or v.isdigit()
+        or is_plain(v)
+        or _ONE_CHAR.match(v) is not None
+    )
+
+
+def url_password_stands_for_one(value: str) -> bool:
+    """A connection string whose password stands for one: a placeholder, a slot a format
+    fills (`mongodb://%s:%s@...`), or one character over and over, however short
+    (`mongodb://user:xxx@...`, `postgres://app:****@...`)."""
+    m = _URL.search(value)
+    if m is None:
+        return False
+    secret = m.group("secret").strip(_QUOTES)
+    return is_placeholder(secret) or _ONE_CHAR.match(secret) is not None
+
+
+# `key = value` in code, configuration or a command line: a name, then `=` or `:`
+_ASSIGNED = re.compile(r"([A-Za-z][\w.\-]*)[\"'`]?\s*[:=]\s*[\"'`]?([^\s\"'`,;]+)")
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def names_itself(line: str, value: str) -> bool:
+    """The value is the last word of the name it is given to (`--password="password"`,
+    `spring.datasource.password=password`, `TOKEN: token`): the key's own word written in,
+    not a secret."""
+    v = value.strip().strip(_QUOTES).lower()
+    if not v.isalpha():
+        return False
+    for key, given in _ASSIGNED.findall(line):
+        words = _KEY_WORDS.findall(key)
+        if given.lower() == v and words and words[-1].lower() == v:
+            return True
+    return False
 
 
 # --- the readings -----------------------------------------------------------------------------
