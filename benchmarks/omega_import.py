@@ -106,15 +106,17 @@ def main() -> int:
             return 1
         result = json.loads(done.stdout)
         counts = result["projects"][0]
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss, cpu = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
     lines += [
         "# load average at end: " + " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "",
         "| OMEGA memories | stored | superseded | flagged | merged | contradictions "
-        "| wall s | memories/s | peak RSS MB |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| wall s | CPU s | memories/s | peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
         f"| {counts['read']} | {counts['stored']} | {counts['superseded']} | "
         f"{counts['flagged']} | {counts['merged']} | {counts['conflicts']} | {took:.1f} | "
+        f"{cpu:.0f} | "
         f"{counts['read'] / took:.1f} | {rss:.0f} |",
         "",
         "indexed: " + str(result["indexed"]).lower(),
