@@ -11,7 +11,7 @@ embedding and indexing of every memory, the near-duplicate merge and the contrad
     python benchmarks/omega_import.py --count 10000 --out benchmarks/results/omega-import-10k.txt
 
 `--corpus chat`: only the corpus's chat lines (people's remarks rather than project facts; they
-hold contradictions too: 8,696 found at 10,000). The OMEGA store is kept under
+hold contradictions too). The OMEGA store is kept under
 ~/.cache/memls-omega/bench-COUNT[-chat] (made once).
 """
 
