@@ -9,7 +9,10 @@ first run on it, a part rules may be tuned on (`tune`) and a part only reported 
   Kingfisher's that neither Nosey Parker's nor Titus' hold, the examples of Sonar's secrets
   rules, and the lines the tests of the hard-coded credential checks of Sonar's analysers for
   Java, PHP and Python mark `Compliant` or `Noncompliant` (`sonar-checks`, from the three
-  `--sonar-java`, `--sonar-php`, `--sonar-python`)
+  `--sonar-java`, `--sonar-php`, `--sonar-python`), and one set pooled from whispers'
+  fixtures, IBM's detect-secrets plugin tests, DevSkim's secret rules and checkov's clean
+  secrets folders (`pooled`, from any of `--whispers`, `--ibm-detect-secrets`, `--devskim`,
+  `--checkov`: each alone holds too few texts judged not a secret)
   (benchmarks/data/secrets/rule_examples_corpus.py).
 
 A false pattern that holds a credential of its set, or a near-copy of one of its own rule's, is
@@ -23,6 +26,7 @@ credential cases a candidate refuses (Nosey Parker's examples include placeholde
         --noseyparker GIT_DIR --secretlint GIT_DIR --detect-secrets GIT_DIR \
         --ripsecrets GIT_DIR --semgrep GIT_DIR --titus GIT_DIR --kingfisher GIT_DIR \
         --sonar GIT_DIR --sonar-java GIT_DIR --sonar-php GIT_DIR --sonar-python GIT_DIR \
+        --whispers GIT_DIR --ibm-detect-secrets GIT_DIR --devskim GIT_DIR --checkov GIT_DIR \
         [--candidates memls,memls@COMMIT] [--show PART]
 
 `--show tune` prints the false patterns of the tune parts that a candidate refuses (what rules
@@ -60,15 +64,24 @@ SOURCES = (
     "kingfisher",
     "sonar",
     "sonar-checks",
+    "pooled",
 )
 # read by no one here before they were measured: all of each only reported
-REPORT_ONLY = ("titus", "kingfisher", "sonar", "sonar-checks")
-LATER = ("kingfisher", "sonar", "sonar-checks")  # less the texts the sets before them hold
+REPORT_ONLY = ("titus", "kingfisher", "sonar", "sonar-checks", "pooled")
+# less the texts the sets before them hold
+LATER = ("kingfisher", "sonar", "sonar-checks", "pooled")
 SONAR_LANGS = ("java", "php", "python")  # --sonar-java, ... make the set sonar-checks
+# --whispers, ... make one set, `pooled`: too few texts judged not a secret in each alone
+POOLED = ("whispers", "ibm-detect-secrets", "devskim", "checkov")
 
 
 def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
     """(source, part, credential | false-pattern | same-value | near-copy, text)."""
+    pooled = {
+        s: getattr(args, s.replace("-", "_"))
+        for s in POOLED
+        if getattr(args, s.replace("-", "_")) is not None
+    }
     loaded = {
         "trufflehog": (args.trufflehog, trufflehog_corpus.load, trufflehog_corpus.PINNED),
         "noseyparker": (
@@ -117,6 +130,13 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
                 )
             ),
         ),
+        "pooled": (
+            pooled or None,
+            lambda _: rule_examples_corpus.load_pooled(pooled),
+            "+".join(
+                getattr(rule_examples_corpus, s.upper().replace("-", "_"))[:4] for s in pooled
+            ),
+        ),
     }
     out = []
     for source, (git_dir, load, pinned) in loaded.items():
@@ -154,10 +174,12 @@ def _items(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    for source in SOURCES[:-1]:
+    for source in SOURCES[:-2]:
         ap.add_argument(f"--{source}", type=Path, help=f"git directory of a {source} clone")
     for lang in SONAR_LANGS:  # all three or none: Sonar's analysers' credential check tests
         ap.add_argument(f"--sonar-{lang}", type=Path, help=f"git directory of sonar-{lang}")
+    for source in POOLED:  # any of them: one set, `pooled`
+        ap.add_argument(f"--{source}", type=Path, help=f"git directory of {source}")
     ap.add_argument("--gitleaks", type=Path, required=True, help="git directory of gitleaks")
     ap.add_argument("--candidates", default="memls")
     ap.add_argument("--show", choices=("tune", "report"))

@@ -338,3 +338,58 @@ def test_random_values_are_neither_slots_blank_nor_asking():
         assert not forms.is_blank(key)
         assert not forms.asks_to_be_replaced(key)
         assert not forms.url_password_stands_for_one(f"postgres://app:{key[:16]}@db:5432/app")
+
+
+# a query string's plain word, a name or a path in words, a sentence, an IP address, and a
+# plain word with a method called on it, each given to a secret's name
+IN_THEIR_PLACE = [
+    'String query = "password=guest&user=reader";',
+    'url = "https://example.org/login?secret=visitor;lang=en"',
+    'static final String KEYSTORE_PASSWORD = "keyStorePassword";',
+    'private static final String RESET_SECRET = "/accounts/resetAccountSecret";',
+    'apiKeyHint = "type the key printed on your card"',
+    'db_secret = "fd12:3456:789a:1::42"',
+    'server_secret = "10.20.30.40"',
+    'char[] passwordChars = "password".toCharArray();',
+]
+# the same places with values that could be real
+STILL_REAL_THERE = [
+    ('String query = "password=Gq7#vR2mXk9p&user=reader";', "Gq7#vR2mXk9p"),
+    ('url = "https://example.org/login?secret=Zt8qW3nVb6Lc;lang=en"', "Zt8qW3nVb6Lc"),
+    ('static final String KEYSTORE_PASSWORD = "k3yS7oreP4ss!9";', "k3yS7oreP4ss!9"),
+    ('apiKeyHint = "Hx9Kq2Lm7Pv4Rt8Wz3Nb"', "Hx9Kq2Lm7Pv4Rt8Wz3Nb"),
+    ('char[] passwordChars = "Vb6Lc2Zt8qW3".toCharArray();', "Vb6Lc2Zt8qW3"),
+]
+
+
+@pytest.mark.parametrize("text", IN_THEIR_PLACE)
+def test_words_addresses_and_query_words_under_a_secret_name_are_stored(text):
+    assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize(("text", "secret"), STILL_REAL_THERE)
+def test_a_value_that_could_be_real_there_is_refused_and_alone(text, secret):
+    found = [text[f.start : f.end] for f in secrets.find(text)]
+    assert secret in found  # the value alone: not the next pair, not the variable's name
+
+
+def test_a_query_value_ends_at_the_next_pair():
+    assert forms.before_next_pair("guest&user=reader") == "guest"
+    assert forms.before_next_pair("visitor;lang=en") == "visitor"
+    assert forms.before_next_pair("a&b") == "a&b"  # no `name=` after it: part of the value
+
+
+def test_random_values_are_neither_words_nor_addresses():
+    import random
+    import string
+
+    rng = random.Random(11)
+    alphabet = string.ascii_letters + string.digits
+    for _ in range(2000):
+        key = "".join(rng.choice(alphabet) for _ in range(20))
+        assert not forms.in_words(key)
+        assert not forms.is_public(key)
+    for word in ("Tr0ub4dor&3", "correcthorse99", "QwXzKpTrVb", "xkcdPLMNQRST"):
+        assert not forms.in_words(word)
+    for name in ("trustStorePassword", "/users/resetUserPassword", "HTTPServerKey"):
+        assert forms.in_words(name)

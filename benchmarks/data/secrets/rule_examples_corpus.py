@@ -37,7 +37,17 @@ written:
   cut off, the value a credential's longest string literal; a file whose check runs with its
   own configuration (`Custom`) is left out, all of them a part only reported (added after the
   rules written on Sonar's secrets rule examples). A false pattern is taken apart when it
-  holds a whole such value of 12 characters or more (their parts are words: `password`).
+  holds a whole such value of 12 characters or more (their parts are words: `password`);
+- one set pooled from four sources, each with too few texts judged not a secret alone, all
+  of it a part only reported (added after the rules written on the analysers' tests):
+  whispers (github.com/Skyscanner/whispers, Apache-2.0), the lines of the fixtures its
+  value test expects nothing of and the values its `is_static` test takes for no written
+  value, with the lines holding `hardcoded` (its mark of a secret) as credentials; IBM's
+  detect-secrets fork (github.com/IBM/detect-secrets, Apache-2.0), its plugin test tables
+  read as Yelp's; DevSkim (github.com/microsoft/DevSkim, MIT), the `must-match` and
+  `must-not-match` texts of its rules tagged for secrets; checkov (github.com/bridgecrewio/
+  checkov, Apache-2.0), the lines of the folders its secrets runner tests expect no finding
+  in. Lines of punctuation alone (`{`, `],`) are left out.
 
 Nothing of any is kept in this repository: the corpus is rebuilt from the snapshots on each
 run and printed only as counts and a digest. The false patterns are labelled as TruffleHog's
@@ -56,6 +66,7 @@ memls was first run on it.
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import re
 import subprocess
@@ -467,3 +478,155 @@ def load_sonar_checks(
                 d.cases.append(Case(d.detector, m.group(1), code, value if credential else []))
             out.append(d)
     return out
+
+
+# --- the pooled set: whispers' fixtures, IBM's detect-secrets plugin tests, DevSkim's rules ---
+
+WHISPERS = "5832bf74dcb127128ba653ed87601c927124b5aa"
+IBM_DETECT_SECRETS = "076672a9a01abdfc7ecee2e7d14f08cdccb73976"
+DEVSKIM = "a452aa506f80928b611c4c7bfe306b8115821aae"
+DEVSKIM_RULES = "rules/default/"
+CHECKOV = "03d5fdad8d6154b1565799a7b1fb8070c158866f"
+# the folders checkov's secrets runner tests (tests/secrets/test_runner.py) expect no finding in
+CHECKOV_CLEAN = ("iac_fp", "non_iac_fp", "non_secrets")
+CHECKOV_SANITY = "tests/secrets/sanity/"
+_WORDED = re.compile(r"[A-Za-z0-9]")
+_DEVSKIM_SECRET = re.compile(r"secret|credential|password|token|api.?key", re.IGNORECASE)
+
+
+def _whispers_counts(tree: ast.Module) -> dict[str, int]:
+    """The fixtures `test_detection_by_value` names, each with the count of values it asserts
+    (every value whispers reports there holds `hardcoded`)."""
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name == "test_detection_by_value":
+            for dec in fn.decorator_list:
+                if isinstance(dec, ast.Call) and len(dec.args) >= 2:
+                    table = ast.literal_eval(dec.args[1])
+                    return {str(src): int(count) for src, count in table}
+    return {}
+
+
+def _hardcoded(line: str) -> bool:
+    """A line whose value whispers' tests name a secret: it holds `hardcoded`, as text or in
+    base64."""
+    if "hardcoded" in line.lower():
+        return True
+    for run in re.findall(r"[A-Za-z0-9+/]{12,}={0,2}", line):
+        try:
+            if b"hardcoded" in base64.b64decode(run + "=" * (-len(run) % 4)).lower():
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def load_whispers(git_dir: Path, commit: str = WHISPERS) -> list[Detector]:
+    """One detector per fixture that whispers' `test_detection_by_value` names: in a fixture it
+    expects nothing of (count 0), each non-empty line is a false pattern; in the others, each
+    line holding `hardcoded` (the mark of every value the test accepts) is a credential, and
+    the other lines are not read (another rule may report them). And the rows of
+    `test_is_static` whose value whispers takes for one not written into the file (a variable,
+    a placeholder), each `key: value`, false patterns."""
+    tree = ast.parse(_git(git_dir, "show", f"{commit}:tests/unit/test_secrets.py"))
+    out = []
+    for src, count in sorted(_whispers_counts(tree).items()):
+        try:
+            text = _blob(git_dir, commit, f"tests/fixtures/{src}").decode()
+        except (subprocess.CalledProcessError, UnicodeDecodeError):
+            continue
+        d = Detector(f"whispers/{src}")
+        for line in text.splitlines():
+            if not _WORDED.search(line):  # punctuation only: `{`, `],`
+                continue
+            if count == 0:
+                d.cases.append(Case(d.detector, src, line, []))
+            elif _hardcoded(line):
+                d.cases.append(Case(d.detector, src, line, _value_of(line)))
+            else:
+                d.unread += 1
+        out.append(d)
+    d = Detector("whispers/is_static")
+    for key, value, static in _whispers_static(tree):
+        if static is False and isinstance(key, str) and isinstance(value, str) and value:
+            d.cases.append(Case(d.detector, "is_static", f"{key}: {value}", []))
+        else:
+            d.unread += 1
+    out.append(d)
+    return out
+
+
+def _whispers_static(tree: ast.Module) -> list[tuple[Any, Any, Any]]:
+    """The rows of `test_is_static`: a key, a value and whether whispers takes the value for
+    one written into the file (False: a variable, a placeholder, empty, not a string)."""
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name == "test_is_static":
+            for dec in fn.decorator_list:
+                if isinstance(dec, ast.Call) and len(dec.args) >= 2:
+                    rows = []
+                    for row in getattr(dec.args[1], "elts", []):
+                        try:
+                            rows.append(tuple(ast.literal_eval(row)))
+                        except ValueError:
+                            rows.append((None, None, None))
+                    return rows
+    return []
+
+
+def load_ibm_detect_secrets(git_dir: Path, commit: str = IBM_DETECT_SECRETS) -> list[Detector]:
+    """IBM's fork of detect-secrets: its plugin test tables, read as Yelp's are (the benchmark
+    then leaves out every text an earlier set, Yelp's among them, holds)."""
+    out = load_detect_secrets(git_dir, commit)
+    for d in out:
+        d.detector = "ibm-" + d.detector
+        for c in d.cases:
+            c.detector = d.detector
+    return out
+
+
+def load_devskim(git_dir: Path, commit: str = DEVSKIM) -> list[Detector]:
+    """DevSkim's rules tagged for a secret, credential, password, token or API key: each
+    rule's `must-match` texts are credentials, its `must-not-match` texts false patterns."""
+    out = []
+    for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, DEVSKIM_RULES).split():
+        if not path.endswith(".json"):
+            continue
+        rules = json.loads(_blob(git_dir, commit, path))
+        d = Detector(f"devskim/{Path(path).stem}")
+        for rule in rules if isinstance(rules, list) else []:
+            if not _DEVSKIM_SECRET.search(" ".join(rule.get("tags") or [])):
+                continue
+            for text in rule.get("must-match") or []:
+                d.cases.append(Case(d.detector, rule["id"], text, _value_of(text)))
+            for text in rule.get("must-not-match") or []:
+                d.cases.append(Case(d.detector, rule["id"], text, []))
+        if d.cases:
+            out.append(d)
+    return out
+
+
+def load_checkov(git_dir: Path, commit: str = CHECKOV) -> list[Detector]:
+    """The files of the folders in which checkov's secrets runner tests expect no finding
+    (`sanity/iac_fp`, `sanity/non_iac_fp`, `sanity/non_secrets`): each non-empty line a false
+    pattern, a detector per file."""
+    out = []
+    for folder in CHECKOV_CLEAN:
+        under = f"{CHECKOV_SANITY}{folder}/"
+        for path in _git(git_dir, "ls-tree", "-r", "--name-only", commit, under).splitlines():
+            d = Detector(f"checkov/{path.removeprefix(CHECKOV_SANITY)}")
+            for line in _blob(git_dir, commit, path).decode(errors="replace").splitlines():
+                if _WORDED.search(line):  # not punctuation only: `{`, `],`
+                    d.cases.append(Case(d.detector, folder, line, []))
+            out.append(d)
+    return out
+
+
+def load_pooled(dirs: dict[str, Path]) -> list[Detector]:
+    """The sources given (`whispers`, `ibm-detect-secrets`, `devskim`, `checkov`), pooled as
+    one set."""
+    loaders = {
+        "whispers": load_whispers,
+        "ibm-detect-secrets": load_ibm_detect_secrets,
+        "devskim": load_devskim,
+        "checkov": load_checkov,
+    }
+    return [d for name, git_dir in dirs.items() for d in loaders[name](git_dir)]

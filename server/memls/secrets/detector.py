@@ -84,6 +84,19 @@ def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _occurrences(line: str, secret: str) -> list[tuple[int, int]]:
+    """Where the value stands in its line, as whole tokens: first those that are the value
+    alone (`"password"` in `passwordArray = "password".toCharArray()`, not the name the
+    value is given to), then those inside a longer token."""
+    spans = []
+    at = line.find(secret)
+    while at >= 0 and secret:
+        spans.append((at, at + len(secret)))
+        at = line.find(secret, at + 1)
+    whole = [_whole_token(line, a, b) for a, b in spans]
+    return [w for w, s in zip(whole, spans) if w == s] + [w for w, s in zip(whole, spans) if w != s]
+
+
 def _stands_for_one(kind: str, span: str, word: str) -> bool:
     """A placeholder (the span, or the word it stands in), for a password a plain word, and
     for a token form (detect-secrets gives its forms no entropy floor) one with nothing
@@ -92,7 +105,9 @@ def _stands_for_one(kind: str, span: str, word: str) -> bool:
         return True
     if kind not in _GENERIC_KINDS and kind not in _PASSWORD_KINDS and forms.is_hollow(span):
         return True
-    return kind in _PASSWORD_KINDS and (forms.is_plain(span) or forms.is_plain(word))
+    return kind in _PASSWORD_KINDS and (
+        forms.is_plain(span) or forms.is_plain(word) or forms.in_words(span)
+    )
 
 
 def _holds_url_password(found: list[tuple[Finding, int]], start: int, end: int) -> bool:
@@ -135,10 +150,11 @@ def find(text: str) -> list[Finding]:
 
     for number, line in enumerate(lines):
         for kind, label, secret in plugins.line_secrets(line):
-            at = line.find(secret)
-            if at < 0:
+            secret = forms.before_next_pair(secret)
+            spans = _occurrences(line, secret)
+            if not spans:
                 continue
-            start, stop = _whole_token(line, at, at + len(secret))
+            start, stop = spans[0]
             if _stands_for_one(kind, line[start:stop], _word(line, start, stop)):
                 continue
             if forms.names_itself(line, secret):
@@ -152,7 +168,7 @@ def find(text: str) -> list[Finding]:
         first = secret.split("\n", 1)[0].strip()
         if not first or forms.is_reference(first) or not 0 <= number < len(lines):
             continue
-        if kind in _PASSWORD_KINDS and forms.is_plain(first):
+        if kind in _PASSWORD_KINDS and (forms.is_plain(first) or forms.in_words(first)):
             continue
         if (
             forms.is_blank(first)

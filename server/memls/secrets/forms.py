@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
 import re
 from collections.abc import Iterator
 
@@ -61,10 +62,66 @@ _ARN = re.compile(r"^[\"'`]?arn:aws[a-z\-]*:[a-z0-9\-]+:[a-z0-9\-]*:(?:\d{12}|aw
 
 def is_public(value: str) -> bool:
     """What anyone may read of a thing, not a secret: a digest or a fingerprint named by its
-    algorithm (`sha256:35f1ea...`, an image id `SHA256:AP1Ay...`), or a cloud resource's
-    name (an AWS ARN, `arn:aws:iam::aws:policy/IAMUserChangePassword`)."""
+    algorithm (`sha256:35f1ea...`, an image id `SHA256:AP1Ay...`), a cloud resource's name
+    (an AWS ARN, `arn:aws:iam::aws:policy/IAMUserChangePassword`), or an IP address, v4 or
+    v6 (`2001:db8::8a2e:370:7334`)."""
     v = value.strip()
-    return _DIGEST.match(v) is not None or _ARN.match(v) is not None
+    return _DIGEST.match(v) is not None or _ARN.match(v) is not None or _address(v)
+
+
+def _address(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value.strip(_QUOTES))
+    except ValueError:
+        return False
+    return True
+
+
+# a query string's next pair: `&user=...` after `password=anonymous`
+_NEXT_PAIR = re.compile(r"[&;](?=[A-Za-z_][\w.\-\[\]]*=)")
+
+
+def before_next_pair(value: str) -> str:
+    """A value read from a query string ends where the next pair begins, at `&` or `;`
+    before a name and `=` (`anonymous` of `password=anonymous&user=user`)."""
+    return _NEXT_PAIR.split(value, maxsplit=1)[0]
+
+
+# the words of a name: an acronym before a capitalised word, a capitalised or a lower-case
+# word, or capitals alone
+_NAME_WORD = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+_SPOKEN = re.compile(r"^(?=.*[aeiouy])(?!.*[^aeiouy]{4})[a-z]{2,}$")
+# a sentence: three or more words of letters, spaces between them
+_SENTENCE = re.compile(r"^[A-Za-z]+(?:[,;:]?\s+[A-Za-z]+){2,}[.!?]?$")
+
+
+def _spoken(word: str) -> bool:
+    """A word one can say: three letters or more, a vowel, no four consonants in a row."""
+    return len(word) >= 3 and _SPOKEN.match(word.lower()) is not None
+
+
+def _acronym(word: str) -> bool:
+    return word.isupper() and 2 <= len(word) <= 5
+
+
+def in_words(value: str) -> bool:
+    """A name or a path in two or more words, not a password (`trustStorePassword`,
+    `/users/resetUserPassword`), or a sentence of three or more words (`what a strange
+    keyboard`): letters only, two or more words one can say (three letters or more, a vowel,
+    no four consonants in a row) and at most one acronym (`HTTPServerKey`)."""
+    v = value.strip().strip(_QUOTES)
+    if _SENTENCE.match(v):
+        return True
+    pieces = [p for p in re.split(r"[/._\-]", v) if p]
+    words = [w for p in pieces for w in _NAME_WORD.findall(p)]
+    spoken = [w for w in words if _spoken(w)]
+    acronyms = [w for w in words if not _spoken(w) and _acronym(w)]
+    return (
+        len(spoken) >= 2
+        and len(acronyms) <= 1
+        and len(spoken) + len(acronyms) == len(words)
+        and re.fullmatch(r"/?[A-Za-z]+(?:[/._\-][A-Za-z]+)*/?", v) is not None
+    )
 
 
 def is_reference(value: str) -> bool:
