@@ -340,14 +340,13 @@ def test_random_values_are_neither_slots_blank_nor_asking():
         assert not forms.url_password_stands_for_one(f"postgres://app:{key[:16]}@db:5432/app")
 
 
-# a query string's plain word, a name or a path in words, a sentence, an IP address, and a
-# plain word with a method called on it, each given to a secret's name
+# a query string's plain word, a name or a path in words that names a secret, an IP address,
+# and a plain word with a method called on it, each given to a secret's name
 IN_THEIR_PLACE = [
     'String query = "password=guest&user=reader";',
     'url = "https://example.org/login?secret=visitor;lang=en"',
     'static final String KEYSTORE_PASSWORD = "keyStorePassword";',
     'private static final String RESET_SECRET = "/accounts/resetAccountSecret";',
-    'apiKeyHint = "type the key printed on your card"',
     'db_secret = "fd12:3456:789a:1::42"',
     'server_secret = "10.20.30.40"',
     'char[] passwordChars = "password".toCharArray();',
@@ -358,6 +357,9 @@ STILL_REAL_THERE = [
     ('url = "https://example.org/login?secret=Zt8qW3nVb6Lc;lang=en"', "Zt8qW3nVb6Lc"),
     ('static final String KEYSTORE_PASSWORD = "k3yS7oreP4ss!9";', "k3yS7oreP4ss!9"),
     ('apiKeyHint = "Hx9Kq2Lm7Pv4Rt8Wz3Nb"', "Hx9Kq2Lm7Pv4Rt8Wz3Nb"),
+    ("_password=CorrectHorseBatteryStaple", "CorrectHorseBatteryStaple"),
+    ('db_password = "correct horse battery staple"', "correct horse battery staple"),
+    ('static final String KEYSTORE_PASSWORD = "SunflowerGardenGate";', "SunflowerGardenGate"),
     ('char[] passwordChars = "Vb6Lc2Zt8qW3".toCharArray();', "Vb6Lc2Zt8qW3"),
 ]
 
@@ -387,9 +389,9 @@ def test_random_values_are_neither_words_nor_addresses():
     alphabet = string.ascii_letters + string.digits
     for _ in range(2000):
         key = "".join(rng.choice(alphabet) for _ in range(20))
-        assert not forms.in_words(key)
+        assert not forms.names_a_secret(key)
         assert not forms.is_public(key)
-    for word in ("Tr0ub4dor&3", "correcthorse99", "QwXzKpTrVb", "xkcdPLMNQRST"):
-        assert not forms.in_words(word)
+    for word in ("Tr0ub4dor&3", "correcthorse99", "QwXzKpTrVb", "CorrectHorseBatteryStaple"):
+        assert not forms.names_a_secret(word)
     for name in ("trustStorePassword", "/users/resetUserPassword", "HTTPServerKey"):
-        assert forms.in_words(name)
+        assert forms.names_a_secret(name)

@@ -106,7 +106,7 @@ def _stands_for_one(kind: str, span: str, word: str) -> bool:
     if kind not in _GENERIC_KINDS and kind not in _PASSWORD_KINDS and forms.is_hollow(span):
         return True
     return kind in _PASSWORD_KINDS and (
-        forms.is_plain(span) or forms.is_plain(word) or forms.in_words(span)
+        forms.is_plain(span) or forms.is_plain(word) or forms.names_a_secret(span)
     )
 
 
@@ -168,7 +168,7 @@ def find(text: str) -> list[Finding]:
         first = secret.split("\n", 1)[0].strip()
         if not first or forms.is_reference(first) or not 0 <= number < len(lines):
             continue
-        if kind in _PASSWORD_KINDS and (forms.is_plain(first) or forms.in_words(first)):
+        if kind in _PASSWORD_KINDS and (forms.is_plain(first) or forms.names_a_secret(first)):
             continue
         if (
             forms.is_blank(first)

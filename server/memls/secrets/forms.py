@@ -90,38 +90,33 @@ def before_next_pair(value: str) -> str:
 # the words of a name: an acronym before a capitalised word, a capitalised or a lower-case
 # word, or capitals alone
 _NAME_WORD = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
-_SPOKEN = re.compile(r"^(?=.*[aeiouy])(?!.*[^aeiouy]{4})[a-z]{2,}$")
-# a sentence: three or more words of letters, spaces between them
-_SENTENCE = re.compile(r"^[A-Za-z]+(?:[,;:]?\s+[A-Za-z]+){2,}[.!?]?$")
+_NAME = re.compile(r"/?[A-Za-z]+(?:[/._\-][A-Za-z]+)*/?")
+#: the last word of a name that names a secret rather than holding one
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "secret",
+        "token",
+        "key",
+        "credential",
+        "credentials",
+    }
+)
 
 
-def _spoken(word: str) -> bool:
-    """A word one can say: three letters or more, a vowel, no four consonants in a row."""
-    return len(word) >= 3 and _SPOKEN.match(word.lower()) is not None
-
-
-def _acronym(word: str) -> bool:
-    return word.isupper() and 2 <= len(word) <= 5
-
-
-def in_words(value: str) -> bool:
-    """A name or a path in two or more words, not a password (`trustStorePassword`,
-    `/users/resetUserPassword`), or a sentence of three or more words (`what a strange
-    keyboard`): letters only, two or more words one can say (three letters or more, a vowel,
-    no four consonants in a row) and at most one acronym (`HTTPServerKey`)."""
+def names_a_secret(value: str) -> bool:
+    """A name or a path in words whose last word is the kind of secret it names, not the
+    secret (`trustStorePassword`, `/users/resetUserPassword`, `HTTPServerKey`): letters only,
+    two words or more. A passphrase in words (`CorrectHorseBatteryStaple`, `correct horse
+    battery staple`) names nothing and stays a password."""
     v = value.strip().strip(_QUOTES)
-    if _SENTENCE.match(v):
-        return True
-    pieces = [p for p in re.split(r"[/._\-]", v) if p]
-    words = [w for p in pieces for w in _NAME_WORD.findall(p)]
-    spoken = [w for w in words if _spoken(w)]
-    acronyms = [w for w in words if not _spoken(w) and _acronym(w)]
-    return (
-        len(spoken) >= 2
-        and len(acronyms) <= 1
-        and len(spoken) + len(acronyms) == len(words)
-        and re.fullmatch(r"/?[A-Za-z]+(?:[/._\-][A-Za-z]+)*/?", v) is not None
-    )
+    if _NAME.fullmatch(v) is None:
+        return False
+    words = [w for p in re.split(r"[/._\-]", v) if p for w in _NAME_WORD.findall(p)]
+    return len(words) >= 2 and words[-1].lower() in _SECRET_WORDS
 
 
 def is_reference(value: str) -> bool:
