@@ -90,7 +90,7 @@ def before_next_pair(value: str) -> str:
 # the words of a name: an acronym before a capitalised word, a capitalised or a lower-case
 # word, or capitals alone
 _NAME_WORD = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
-_NAME = re.compile(r"/?[A-Za-z]+(?:[/._\-][A-Za-z]+)*/?")
+_WORDS_NAME = re.compile(r"/?[A-Za-z]+(?:[/._\-][A-Za-z]+)*/?")
 #: the last word of a name that names a secret rather than holding one
 _SECRET_WORDS = frozenset(
     {
@@ -113,7 +113,7 @@ def names_a_secret(value: str) -> bool:
     two words or more. A passphrase in words (`CorrectHorseBatteryStaple`, `correct horse
     battery staple`) names nothing and stays a password."""
     v = value.strip().strip(_QUOTES)
-    if _NAME.fullmatch(v) is None:
+    if _WORDS_NAME.fullmatch(v) is None:
         return False
     words = [w for p in re.split(r"[/._\-]", v) if p for w in _NAME_WORD.findall(p)]
     return len(words) >= 2 and words[-1].lower() in _SECRET_WORDS
