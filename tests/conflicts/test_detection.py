@@ -250,18 +250,3 @@ def test_a_memory_no_longer_current_when_it_is_checked_gets_no_contradiction(eng
         row = tx.memories.fetch(new.id)
     assert row["status"] == "superseded"
     assert detector.detect_all([row], None) == [[]]
-
-
-def test_a_word_in_enough_of_the_project_s_memories_is_common_to_it(engine):
-    from memls.conflicts.detector import COMMON_MIN, Detector
-
-    for n in range(COMMON_MIN):
-        store(engine, f"Postgres holds table number {n} of the billing schema")
-    row_id = store(engine, "We switched the sessions from Postgres to Redis").id
-    assert engine.flush()
-    with engine.storage.read("alpha") as tx:
-        row = tx.memories.fetch(row_id)
-    detector = Detector(engine.storage.search, None, engine.clock())
-    common = detector.common(row, COMMON_MIN + 1)
-    assert common == {"postgr"}  # in every memory; Redis in one
-    assert detector.common(row, COMMON_MIN + 1) == common  # asked again: the same

@@ -57,8 +57,6 @@ class Detector:
     index: VectorIndex | None
     now: str
     meaning: Callable[[Sequence[tuple[str, str]]], list[Meaning] | None] | None = None
-    #: word -> is it common to the project (`common`), for the batch this detector checks
-    _common: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def candidates(
         self, rows: list[sqlite3.Row], vectors: Any
@@ -183,9 +181,9 @@ class Detector:
             return frozenset()
         seen = Visibility(projects=(row["project"],), now=self.now)
         at = max(COMMON_MIN, int(COMMON_SHARE * size))
-        for w in stems - self._common.keys():  # a batch's rows share their words: asked once
-            self._common[w] = self.reads.at_least(seen, w, at)
-        return frozenset(w for w in stems if self._common[w])
+        return frozenset(
+            w for w in stems if len(self.reads.containing(seen, {w}, at, every=True)) >= at
+        )
 
     def detect_all(self, rows: list[sqlite3.Row], vectors: Any) -> list[list[Finding]]:
         """Findings for each of a batch of new rows of one project; none for a row that is not

@@ -98,20 +98,6 @@ class SearchQueries:
             ).fetchall()
         return [row["id"] for row in rows]
 
-    def at_least(self, seen: Visibility, stem: str, n: int) -> bool:
-        """Do at least `n` visible memories have a word starting with `stem`? (Counted up to
-        `n`, unranked: the test of a word common to a corpus.)"""
-        if not _WORD.search(stem):
-            return False
-        where, args = visibility.where(seen, "m")
-        rows = self.db.read(
-            f"SELECT count(*) AS n FROM (SELECT 1 FROM memories_fts "
-            f"JOIN memories m ON m.seq = memories_fts.rowid "
-            f"WHERE memories_fts MATCH :match AND {where} LIMIT :n)",
-            {**args, "match": '"' + stem.replace('"', '""') + '"*', "n": n},
-        )
-        return int(rows[0]["n"]) >= n
-
     def visible_count(self, seen: Visibility) -> int:
         """How many memories pass the hard filters (a project's size, for what is common)."""
         where, args = visibility.where(seen, "m")
